@@ -113,13 +113,15 @@ if REDIS_URL:
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}
 else:
     _broker_dir = Path(os.environ.get("INKSTONE_BROKER_DIR", VAR_DIR / "broker"))
-    for _sub in ("out", "processed"):
+    for _sub in ("out", "processed", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "out"),
         "data_folder_out": str(_broker_dir / "out"),
         "data_folder_processed": str(_broker_dir / "processed"),
+        # Without it kombu writes its exchange table to ./control in the working directory.
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
 BROKER_KIND = "redis" if REDIS_URL else "filesystem"
@@ -148,6 +150,16 @@ LLM_DEFAULT_MODELS = {
 }
 # Seconds without a heartbeat after which a running job counts as orphaned.
 JOB_HEARTBEAT_STALE_SECONDS = int(os.environ.get("INKSTONE_JOB_STALE_SECONDS", "60"))
+
+# --- LLM layer (owned by llm) ---
+# Backoff between retries: base * 2**attempt, and never longer than the cap,
+# even when a server's Retry-After asks for more (the job would look hung).
+LLM_RETRY_BASE_SECONDS = float(os.environ.get("INKSTONE_LLM_RETRY_BASE", "1.0"))
+LLM_RETRY_MAX_WAIT_SECONDS = float(os.environ.get("INKSTONE_LLM_RETRY_MAX_WAIT", "30"))
+# Test-only: real servers reject unknown request fields; the test server uses
+# them to answer like the demo model.
+LLM_SEND_TASK_METADATA = _env_bool("INKSTONE_LLM_TASK_METADATA", default=False)
+# --- end LLM layer ---
 
 # --- auth, i18n, static --------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

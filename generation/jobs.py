@@ -53,8 +53,11 @@ def job_request(
     step: str = "",
     params: dict[str, Any] | None = None,
     user: AbstractBaseUser | None = None,
+    enqueue: bool = True,
 ) -> tuple[GenerationJob, bool]:
-    """Create the job and enqueue it on commit, or return the active job for the same step."""
+    """Create the job and enqueue it on commit, or return the active job for the same step.
+
+    enqueue=False is for callers that run the job inline (autopilot, shell commands)."""
     chapter = Chapter.objects.filter(novel=novel, number=chapter_number).first() if chapter_number else None
     try:
         with transaction.atomic():
@@ -70,9 +73,12 @@ def job_request(
     except IntegrityError:
         existing = _active_job(novel=novel, kind=kind, chapter_number=chapter_number, step=step)
         if existing is None:  # finished between our insert and this read: ask again
-            return job_request(novel=novel, kind=kind, chapter_number=chapter_number, step=step, params=params, user=user)
+            return job_request(
+                novel=novel, kind=kind, chapter_number=chapter_number, step=step, params=params, user=user, enqueue=enqueue
+            )
         return existing, False
-    job_enqueue(job_id=job.pk)
+    if enqueue:
+        job_enqueue(job_id=job.pk)
     return job, True
 
 

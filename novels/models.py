@@ -112,6 +112,10 @@ class Chapter(models.Model):
     finalize_count = models.PositiveIntegerField(default=0)
     # Set when an earlier chapter was re-finalized after this one was finalized.
     memory_stale = models.BooleanField(default=False)
+    # What the last finalize wrote memory from (validated summary and extraction
+    # output, the thread ids the extraction cited): lets a cascade re-apply a
+    # later chapter on top of corrected earlier memory without calling the model.
+    memory_input = models.JSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -1,0 +1,339 @@
+"""The chapter loop's steps: draft, review, revise, finalize, re-finalize, cascade.
+
+Per chapter: one writer call, one reviewer call, and at most two finalize calls
+(summary; extraction). No transaction is open across a model call: each step
+reads, calls the model, then writes in one short transaction that also marks
+the job done, so a crash at any point leaves the chapter exactly as before."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from generation.jobs import JobCancelled, JobFailed, job_handler, job_progress, job_request, job_succeed
+from generation.llm import LLMError, llm_for
+from generation.models import GenerationJob, JobKind, ReviewFinding
+from generation.planning import blueprint_plan_next_if_due, card_as_context
+from generation.review_checks import deterministic_findings
+from generation.schemas import ExtractionOut, ReviewOut, SummaryOut
+from novels.models import BlueprintCard, Chapter, ChapterRevision, ChapterStatus, Novel, RevisionSource
+
+FINALIZE_KINDS = (JobKind.FINALIZE, JobKind.REFINALIZE)
+
+
+def _chapter(novel: Novel, number: int) -> Chapter:
+    chapter = Chapter.objects.filter(novel=novel, number=number).first()
+    if chapter is None:
+        raise ValidationError(f"Chapter {number} does not exist.")
+    return chapter
+
+
+def _previous_finalized(novel: Novel, number: int) -> bool:
+    return number == 1 or Chapter.objects.filter(novel=novel, number=number - 1, status=ChapterStatus.FINALIZED).exists()
+
+
+# --- requests (what views, commands and autopilot call) ------------------------------
+
+
+def chapter_draft_request(*, novel: Novel, number: int, user: AbstractBaseUser | None = None, enqueue: bool = True) -> tuple[GenerationJob, bool]:
+    chapter = _chapter(novel, number)
+    if chapter.status == ChapterStatus.FINALIZED:
+        raise ValidationError(f"Chapter {number} is finalized; edit it by hand and re-finalize instead.")
+    if not _previous_finalized(novel, number):
+        raise ValidationError(f"Finalize chapter {number - 1} first: the draft is written from the book's memory up to it.")
+    if not BlueprintCard.objects.filter(novel=novel, number=number).exists():
+        raise ValidationError(f"Chapter {number} has no blueprint card yet; plan its window first.")
+    return job_request(novel=novel, kind=JobKind.DRAFT, chapter_number=number, user=user, enqueue=enqueue)
+
+
+def chapter_review_request(*, novel: Novel, number: int, user: AbstractBaseUser | None = None, enqueue: bool = True) -> tuple[GenerationJob, bool]:
+    chapter = _chapter(novel, number)
+    if not chapter.text.strip():
+        raise ValidationError(f"Chapter {number} has no text to review.")
+    return job_request(novel=novel, kind=JobKind.REVIEW, chapter_number=number, user=user, enqueue=enqueue)
+
+
+def chapter_revise_request(*, novel: Novel, number: int, user: AbstractBaseUser | None = None, enqueue: bool = True) -> tuple[GenerationJob, bool]:
+    chapter = _chapter(novel, number)
+    if chapter.status == ChapterStatus.FINALIZED:
+        raise ValidationError(f"Chapter {number} is finalized; edit it by hand and re-finalize instead.")
+    if not chapter.text.strip():
+        raise ValidationError(f"Chapter {number} has no draft to revise.")
+    return job_request(novel=novel, kind=JobKind.REVISE, chapter_number=number, user=user, enqueue=enqueue)
+
+
+def chapter_finalize_request(*, novel: Novel, number: int, user: AbstractBaseUser | None = None, enqueue: bool = True) -> tuple[GenerationJob, bool]:
+    chapter = _chapter(novel, number)
+    if not chapter.text.strip():
+        raise ValidationError(f"Chapter {number} has no text to finalize.")
+    if not _previous_finalized(novel, number):
+        raise ValidationError(f"Finalize chapter {number - 1} first: memory is built in chapter order.")
+    # Both finalize and re-finalize share one step key, so two requests for the
+    # same chapter can never run side by side.
+    kind = JobKind.REFINALIZE if chapter.status == ChapterStatus.FINALIZED else JobKind.FINALIZE
+    return job_request(novel=novel, kind=JobKind.FINALIZE, chapter_number=number, step="", params={"mode": kind}, user=user, enqueue=enqueue)
+
+
+def chapter_text_edit(*, chapter: Chapter, text: str, user: AbstractBaseUser | None) -> ChapterRevision | None:
+    """The author's own edit: a new revision; a finalized chapter keeps its status and
+    offers re-finalize (its memory came from the previous text)."""
+    if len(text) > 2_000_000:
+        raise ValidationError("A chapter is limited to 2,000,000 characters; split it into several chapters.")
+    if text == chapter.text:
+        return None
+    with transaction.atomic():
+        locked = Chapter.objects.select_for_update().get(pk=chapter.pk)
+        revision = ChapterRevision.objects.create(chapter=locked, text=text, source=RevisionSource.MANUAL, created_by=user)
+        locked.text = text
+        if locked.status == ChapterStatus.PLANNED:
+            locked.status = ChapterStatus.DRAFTED
+        locked.save(update_fields=["text", "status", "updated_at"])
+    return revision
+
+
+def chapter_needs_refinalize(*, chapter: Chapter) -> bool:
+    return chapter.status == ChapterStatus.FINALIZED and (
+        chapter.memory_stale or chapter.finalized_revision_id is None or _latest_revision_id(chapter) != chapter.finalized_revision_id
+    )
+
+
+def _latest_revision_id(chapter: Chapter) -> int | None:
+    return ChapterRevision.objects.filter(chapter=chapter).order_by("-created_at", "-id").values_list("pk", flat=True).first()
+
+
+# --- draft ------------------------------------------------------------------------------
+
+
+def _draft_context(novel: Novel, number: int) -> tuple[dict[str, Any], Any]:
+    from memory.context import context_assemble
+
+    assembled = context_assemble(novel=novel, chapter_number=number)
+    context = {
+        "chapter_number": number,
+        "card": assembled.card,
+        "next_card": assembled.next_card,
+        "memory_block": assembled.memory_block,
+        "previous_tail": assembled.previous_tail,
+        "architecture_text": assembled.architecture_text,
+        "owed_payoffs": assembled.owed_payoffs,
+        "target_length": novel.target_chapter_length,
+    }
+    return context, assembled
+
+
+@job_handler(JobKind.DRAFT)
+def _run_draft(job: GenerationJob) -> None:
+    novel = job.novel
+    context, assembled = _draft_context(novel, job.chapter_number)
+    GenerationJob.objects.filter(pk=job.pk).update(context_snapshot=assembled.snapshot, stream_text="")
+    llm = llm_for(novel)
+    try:
+        text = llm.stream_text(role="writer", task="draft", context=context, job_id=job.pk)
+    except LLMError as exc:
+        raise JobFailed(f"Drafting chapter {job.chapter_number} failed: {exc}") from exc
+    _save_generated_text(job=job, text=text, source=RevisionSource.DRAFT, model_label=llm.model_for("writer"))
+
+
+def _save_generated_text(*, job: GenerationJob, text: str, source: str, model_label: str) -> None:
+    if not text.strip():
+        raise JobFailed("The model returned an empty chapter; nothing was saved. Try again or check the model.")
+    with transaction.atomic():
+        chapter = Chapter.objects.select_for_update().get(novel=job.novel, number=job.chapter_number)
+        latest = ChapterRevision.objects.filter(chapter=chapter).order_by("-created_at", "-id").first()
+        revision = ChapterRevision.objects.create(chapter=chapter, text=text, source=source, model_label=model_label)
+        # The author's own edits are never overwritten: a generated text after a
+        # manual edit is kept as a revision the author can adopt.
+        adopted = not (latest and latest.source == RevisionSource.MANUAL and chapter.text == latest.text)
+        if adopted:
+            chapter.text = text
+            chapter.status = ChapterStatus.DRAFTED
+            chapter.save(update_fields=["text", "status", "updated_at"])
+        if not job_succeed(job_id=job.pk, result={"revision": revision.pk, "adopted": adopted, "chars": len(text)}):
+            raise JobCancelled(f"job {job.pk} was stopped before its result was saved")
+
+
+# --- review and revise ----------------------------------------------------------------------
+
+
+@job_handler(JobKind.REVIEW)
+def _run_review(job: GenerationJob) -> None:
+    from memory.selectors import dead_character_names
+
+    novel = job.novel
+    chapter = Chapter.objects.get(novel=novel, number=job.chapter_number)
+    context, assembled = _draft_context(novel, job.chapter_number)
+    context = {**context, "chapter_text": chapter.text}
+    llm = llm_for(novel)
+    try:
+        out = llm.structured(role="reviewer", task="review", context=context, schema=ReviewOut, job_id=job.pk, check_language=False)
+    except LLMError as exc:
+        raise JobFailed(f"Reviewing chapter {job.chapter_number} failed: {exc}") from exc
+    assert isinstance(out, ReviewOut)
+    checks = deterministic_findings(
+        text=chapter.text,
+        language=novel.language,
+        dead_names=dead_character_names(novel=novel, before_chapter=job.chapter_number),
+        card=assembled.card,
+        target_length=novel.target_chapter_length,
+    )
+    rows = [ReviewFinding(job=job, chapter=chapter, dimension=f.dimension, severity=f.severity, quote=f.quote, suggestion=f.suggestion, source="model") for f in out.findings]
+    rows += [ReviewFinding(job=job, chapter=chapter, dimension=f.dimension, severity=f.severity, quote=f.quote, suggestion=f.suggestion, source="check") for f in checks]
+    with transaction.atomic():
+        ReviewFinding.objects.filter(chapter=chapter).exclude(job=job).delete()
+        ReviewFinding.objects.bulk_create(rows)
+        Chapter.objects.filter(pk=chapter.pk, status=ChapterStatus.DRAFTED).update(status=ChapterStatus.REVIEWED)
+        critical = sum(1 for r in rows if r.severity == "critical")
+        if not job_succeed(job_id=job.pk, result={"findings": len(rows), "critical": critical}):
+            raise JobCancelled(f"job {job.pk} was stopped before its result was saved")
+
+
+@job_handler(JobKind.REVISE)
+def _run_revise(job: GenerationJob) -> None:
+    novel = job.novel
+    chapter = Chapter.objects.get(novel=novel, number=job.chapter_number)
+    context, assembled = _draft_context(novel, job.chapter_number)
+    findings = list(ReviewFinding.objects.filter(chapter=chapter).values("dimension", "severity", "quote", "suggestion"))
+    context = {**context, "draft_text": chapter.text, "findings": findings}
+    GenerationJob.objects.filter(pk=job.pk).update(context_snapshot=assembled.snapshot, stream_text="")
+    llm = llm_for(novel)
+    try:
+        text = llm.stream_text(role="writer", task="revise", context=context, job_id=job.pk)
+    except LLMError as exc:
+        raise JobFailed(f"Revising chapter {job.chapter_number} failed: {exc}") from exc
+    _save_generated_text(job=job, text=text, source=RevisionSource.REVISION, model_label=llm.model_for("writer"))
+
+
+# --- finalize -------------------------------------------------------------------------------
+
+
+@job_handler(JobKind.FINALIZE)
+def _run_finalize(job: GenerationJob) -> None:
+    novel = job.novel
+    chapter = Chapter.objects.get(novel=novel, number=job.chapter_number)
+    if chapter.status == ChapterStatus.FINALIZED and not chapter_needs_refinalize(chapter=chapter) and job.params.get("mode") != JobKind.REFINALIZE:
+        job_succeed(job_id=job.pk, result={"noop": "already finalized from this text"})
+        return
+    memory_input = _finalize_model_calls(job=job, novel=novel, chapter=chapter)
+    finalize_write(job=job, novel=novel, chapter_number=chapter.number, memory_input=memory_input)
+    blueprint_plan_next_if_due(novel=novel)
+
+
+def _finalize_model_calls(*, job: GenerationJob, novel: Novel, chapter: Chapter) -> dict[str, Any]:
+    """The two finalize calls. Their validated output is kept on the job row first, so a
+    retry after a crash writes memory without paying for the calls again."""
+    cached = job.result.get("memory_input")
+    revision_id = _latest_revision_id(chapter)
+    if cached and cached.get("revision_id") == revision_id and cached.get("text_len") == len(chapter.text):
+        return dict(cached)
+    from memory.context import extraction_context
+
+    card = card_as_context(BlueprintCard.objects.filter(novel=novel, number=chapter.number).first())
+    prior = extraction_context(novel=novel, chapter_number=chapter.number)
+    llm = llm_for(novel)
+    try:
+        summary = llm.structured(
+            role="extractor",
+            task="finalize_summary",
+            context={"chapter_number": chapter.number, "chapter_text": chapter.text, "previous_global_summary": prior.global_summary, "card": card},
+            schema=SummaryOut,
+            job_id=job.pk,
+        )
+        extraction = llm.structured(
+            role="extractor",
+            task="finalize_extract",
+            context={
+                "chapter_number": chapter.number,
+                "chapter_text": chapter.text,
+                "characters": prior.characters_text,
+                "known_threads": prior.known_threads_text,
+                "total_chapters": novel.target_chapters,
+            },
+            schema=ExtractionOut,
+            job_id=job.pk,
+            # Wrong-language records are rejected one by one at write time and listed.
+            check_language=False,
+        )
+    except LLMError as exc:
+        raise JobFailed(f"Finalizing chapter {chapter.number} failed before anything was written: {exc}") from exc
+    memory_input = {
+        "summary": summary.model_dump(),
+        "extraction": extraction.model_dump(),
+        "known_thread_ids": prior.known_thread_ids,
+        "revision_id": revision_id,
+        "text_len": len(chapter.text),
+    }
+    GenerationJob.objects.filter(pk=job.pk).update(result={"memory_input": memory_input})
+    return memory_input
+
+
+def finalize_write(*, job: GenerationJob, novel: Novel, chapter_number: int, memory_input: dict[str, Any], cascade: bool = False) -> dict[str, Any]:
+    """One transaction: memory write-back, the chapter's status, stale flags, the job's success."""
+    from memory.services import chapter_memory_write, chapters_after
+
+    with transaction.atomic():
+        chapter = Chapter.objects.select_for_update().get(novel=novel, number=chapter_number)
+        was_finalized = chapter.status == ChapterStatus.FINALIZED
+        report = chapter_memory_write(
+            novel=novel,
+            chapter_number=chapter_number,
+            chapter_text=chapter.text,
+            summary=SummaryOut.model_validate(memory_input["summary"]),
+            extraction=ExtractionOut.model_validate(memory_input["extraction"]),
+            known_thread_ids=list(memory_input.get("known_thread_ids", [])),
+        )
+        chapter.status = ChapterStatus.FINALIZED
+        chapter.finalized_revision_id = memory_input.get("revision_id") or _latest_revision_id(chapter)
+        chapter.finalized_at = timezone.now()
+        chapter.finalize_count += 1
+        chapter.memory_stale = False
+        chapter.memory_input = memory_input
+        chapter.save()
+        stale: list[int] = []
+        if was_finalized and not cascade:
+            stale = chapters_after(novel=novel, chapter_number=chapter_number)
+            Chapter.objects.filter(novel=novel, number__in=stale).update(memory_stale=True)
+        result = {"memory_input": memory_input, "report": _report_dict(report), "stale_marked": stale, "refinalized": was_finalized}
+        if not cascade and not job_succeed(job_id=job.pk, result=result):
+            raise JobCancelled(f"job {job.pk} was stopped before memory was written")
+    return result
+
+
+def _report_dict(report: Any) -> dict[str, Any]:
+    if hasattr(report, "as_dict"):
+        return dict(report.as_dict())
+    from dataclasses import asdict, is_dataclass
+
+    return asdict(report) if is_dataclass(report) else dict(report)  # type: ignore[arg-type]
+
+
+# --- cascade ------------------------------------------------------------------------------
+
+
+def cascade_request(*, novel: Novel, user: AbstractBaseUser | None = None, enqueue: bool = True) -> tuple[GenerationJob, bool]:
+    return job_request(novel=novel, kind=JobKind.CASCADE, user=user, enqueue=enqueue)
+
+
+@job_handler(JobKind.CASCADE)
+def _run_cascade(job: GenerationJob) -> None:
+    """Re-apply every stale chapter's stored model output, in order, on top of the
+    corrected earlier memory. Each chapter commits on its own and clears its flag,
+    so a crash resumes at the first chapter still flagged."""
+    novel = job.novel
+    total = Chapter.objects.filter(novel=novel, memory_stale=True).count() + job.progress
+    done = job.progress
+    job_progress(job_id=job.pk, done=done, total=total)
+    while True:
+        chapter = Chapter.objects.filter(novel=novel, memory_stale=True, status=ChapterStatus.FINALIZED).order_by("number").first()
+        if chapter is None:
+            break
+        if chapter.memory_input:
+            finalize_write(job=job, novel=novel, chapter_number=chapter.number, memory_input=chapter.memory_input, cascade=True)
+        else:
+            Chapter.objects.filter(pk=chapter.pk).update(memory_stale=False)
+        done += 1
+        job_progress(job_id=job.pk, done=done, total=max(total, done))
+    job_succeed(job_id=job.pk, result={"chapters": done})
