@@ -10,4 +10,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("novels/", include("novels.urls")),
+    path("novels/<int:novel_id>/", include("generation.urls")),
+    path("novels/<int:novel_id>/memory/", include("memory.urls")),
 ]
