@@ -16,6 +16,12 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     ]
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):  # type: ignore[no-untyped-def]
+    """The members fixture creates four users; the default hasher costs seconds per test."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def settings_llm_env() -> dict[str, str]:
     """Environment a worker process needs to reach the test's model server; overridden by LLM tests."""

@@ -19,12 +19,6 @@ def make_card(novel, number: int, **fields) -> BlueprintCard:  # type: ignore[no
     return BlueprintCard.objects.create(novel=novel, number=number, **values)
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):  # type: ignore[no-untyped-def]
-    """The members fixture creates four users; the default hasher costs seconds per test."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def book(members):  # type: ignore[no-untyped-def]
     novel = members.novel
