@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from generation.faults import fault_point
 from generation.jobs import JobCancelled, JobFailed, job_handler, job_progress, job_request, job_succeed
 from generation.llm import LLMError, llm_for
 from generation.models import GenerationJob, JobKind, ReviewFinding
@@ -108,27 +109,70 @@ def _latest_revision_id(chapter: Chapter) -> int | None:
 # --- draft ------------------------------------------------------------------------------
 
 
-def _draft_context(novel: Novel, number: int) -> tuple[dict[str, Any], Any]:
+def draft_prompt_context(*, novel: Novel, number: int) -> tuple[dict[str, Any], Any]:
+    """The writer's context for chapter N (also the reviewer's, with the text added)."""
     from memory.context import context_assemble
 
     assembled = context_assemble(novel=novel, chapter_number=number)
+    cards = {c["number"]: c for c in assembled.cards}
     context = {
         "chapter_number": number,
-        "card": assembled.card,
-        "next_card": assembled.next_card,
+        "card": cards.get(number),
+        "next_card": cards.get(number + 1),
         "memory_block": assembled.memory_block,
         "previous_tail": assembled.previous_tail,
-        "architecture_text": assembled.architecture_text,
+        "architecture_text": assembled.architecture,
         "owed_payoffs": assembled.owed_payoffs,
         "target_length": novel.target_chapter_length,
     }
     return context, assembled
 
 
+def _character_lines(characters: list[dict[str, Any]]) -> str:
+    lines = []
+    for c in characters:
+        state = c.get("state") or {}
+        facts = [f"{k}: {state[k]}" for k in ("location", "physical", "mental") if state.get(k)]
+        if state.get("items"):
+            facts.append("items: " + ", ".join(map(str, state["items"])))
+        if state.get("abilities"):
+            facts.append("abilities: " + ", ".join(map(str, state["abilities"])))
+        if state.get("relationships"):
+            facts.append("relationships: " + "; ".join(f"{k} {v}" for k, v in state["relationships"].items()))
+        dead = " [dead]" if not c.get("alive", True) else ""
+        lines.append(f"- {c['name']}{dead}: " + "; ".join(facts))
+    return "\n".join(lines)
+
+
+def extraction_prompt_context(*, novel: Novel, chapter: Chapter) -> tuple[dict[str, Any], dict[str, Any], list[int]]:
+    """Contexts of the two finalize calls, and the thread ids in the exact [T1..Tn] order
+    the extraction prompt shows (its citations index into that list)."""
+    from memory.context import context_assemble
+    from memory.selectors import global_summary_current
+
+    assembled = context_assemble(novel=novel, chapter_number=chapter.number)
+    previous = global_summary_current(novel=novel, before_chapter=chapter.number)
+    card = card_as_context(BlueprintCard.objects.filter(novel=novel, number=chapter.number).first())
+    summary_ctx = {
+        "chapter_number": chapter.number,
+        "chapter_text": chapter.text,
+        "previous_global_summary": previous.text if previous else "",
+        "card": card,
+    }
+    extract_ctx = {
+        "chapter_number": chapter.number,
+        "chapter_text": chapter.text,
+        "characters": _character_lines(assembled.characters),
+        "known_threads": assembled.threads_text,
+        "total_chapters": novel.target_chapters,
+    }
+    return summary_ctx, extract_ctx, list(assembled.thread_ids)
+
+
 @job_handler(JobKind.DRAFT)
 def _run_draft(job: GenerationJob) -> None:
     novel = job.novel
-    context, assembled = _draft_context(novel, job.chapter_number)
+    context, assembled = draft_prompt_context(novel=novel, number=job.chapter_number)
     GenerationJob.objects.filter(pk=job.pk).update(context_snapshot=assembled.snapshot, stream_text="")
     llm = llm_for(novel)
     try:
@@ -161,11 +205,9 @@ def _save_generated_text(*, job: GenerationJob, text: str, source: str, model_la
 
 @job_handler(JobKind.REVIEW)
 def _run_review(job: GenerationJob) -> None:
-    from memory.selectors import dead_character_names
-
     novel = job.novel
     chapter = Chapter.objects.get(novel=novel, number=job.chapter_number)
-    context, assembled = _draft_context(novel, job.chapter_number)
+    context, assembled = draft_prompt_context(novel=novel, number=job.chapter_number)
     context = {**context, "chapter_text": chapter.text}
     llm = llm_for(novel)
     try:
@@ -176,8 +218,8 @@ def _run_review(job: GenerationJob) -> None:
     checks = deterministic_findings(
         text=chapter.text,
         language=novel.language,
-        dead_names=dead_character_names(novel=novel, before_chapter=job.chapter_number),
-        card=assembled.card,
+        dead_names=[c["name"] for c in assembled.characters if not c.get("alive", True)],
+        card=context["card"],
         target_length=novel.target_chapter_length,
     )
     rows = [ReviewFinding(job=job, chapter=chapter, dimension=f.dimension, severity=f.severity, quote=f.quote, suggestion=f.suggestion, source="model") for f in out.findings]
@@ -195,7 +237,7 @@ def _run_review(job: GenerationJob) -> None:
 def _run_revise(job: GenerationJob) -> None:
     novel = job.novel
     chapter = Chapter.objects.get(novel=novel, number=job.chapter_number)
-    context, assembled = _draft_context(novel, job.chapter_number)
+    context, assembled = draft_prompt_context(novel=novel, number=job.chapter_number)
     findings = list(ReviewFinding.objects.filter(chapter=chapter).values("dimension", "severity", "quote", "suggestion"))
     context = {**context, "draft_text": chapter.text, "findings": findings}
     GenerationJob.objects.filter(pk=job.pk).update(context_snapshot=assembled.snapshot, stream_text="")
@@ -229,29 +271,20 @@ def _finalize_model_calls(*, job: GenerationJob, novel: Novel, chapter: Chapter)
     revision_id = _latest_revision_id(chapter)
     if cached and cached.get("revision_id") == revision_id and cached.get("text_len") == len(chapter.text):
         return dict(cached)
-    from memory.context import extraction_context
-
-    card = card_as_context(BlueprintCard.objects.filter(novel=novel, number=chapter.number).first())
-    prior = extraction_context(novel=novel, chapter_number=chapter.number)
+    summary_ctx, extract_ctx, known_thread_ids = extraction_prompt_context(novel=novel, chapter=chapter)
     llm = llm_for(novel)
     try:
         summary = llm.structured(
             role="extractor",
             task="finalize_summary",
-            context={"chapter_number": chapter.number, "chapter_text": chapter.text, "previous_global_summary": prior.global_summary, "card": card},
+            context=summary_ctx,
             schema=SummaryOut,
             job_id=job.pk,
         )
         extraction = llm.structured(
             role="extractor",
             task="finalize_extract",
-            context={
-                "chapter_number": chapter.number,
-                "chapter_text": chapter.text,
-                "characters": prior.characters_text,
-                "known_threads": prior.known_threads_text,
-                "total_chapters": novel.target_chapters,
-            },
+            context=extract_ctx,
             schema=ExtractionOut,
             job_id=job.pk,
             # Wrong-language records are rejected one by one at write time and listed.
@@ -262,7 +295,7 @@ def _finalize_model_calls(*, job: GenerationJob, novel: Novel, chapter: Chapter)
     memory_input = {
         "summary": summary.model_dump(),
         "extraction": extraction.model_dump(),
-        "known_thread_ids": prior.known_thread_ids,
+        "known_thread_ids": known_thread_ids,
         "revision_id": revision_id,
         "text_len": len(chapter.text),
     }
@@ -285,6 +318,7 @@ def finalize_write(*, job: GenerationJob, novel: Novel, chapter_number: int, mem
             extraction=ExtractionOut.model_validate(memory_input["extraction"]),
             known_thread_ids=list(memory_input.get("known_thread_ids", [])),
         )
+        fault_point("finalize_write")
         chapter.status = ChapterStatus.FINALIZED
         chapter.finalized_revision_id = memory_input.get("revision_id") or _latest_revision_id(chapter)
         chapter.finalized_at = timezone.now()

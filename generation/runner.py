@@ -13,7 +13,8 @@ from generation.models import ACTIVE_STATUSES, GenerationJob, JobStatus
 def job_run_and_wait(
     *, job: GenerationJob, via_worker: bool, timeout: float = 3600, on_progress: Callable[[GenerationJob], None] | None = None
 ) -> GenerationJob:
-    if job.status == JobStatus.QUEUED and not via_worker:
+    if job.status in (JobStatus.QUEUED, JobStatus.RUNNING) and not via_worker:
+        # A running job is taken over only when its worker stopped beating (guarded claim).
         job_execute(job_id=job.pk)
     elif job.status == JobStatus.QUEUED:
         job_enqueue(job_id=job.pk)

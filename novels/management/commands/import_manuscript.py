@@ -21,6 +21,11 @@ class Command(BaseCommand):
         parser.add_argument("--owner", required=True, help="Username that owns the new novel (or edits --novel).")
         parser.add_argument("--title", default=None, help="Title of the new novel; the file name when omitted.")
         parser.add_argument("--novel", type=int, default=None, help="Import into this existing novel instead.")
+        parser.add_argument(
+            "--build-memory", action="store_true",
+            help="Then build the book's memory by finalizing the chapters in order (one resumable job).",
+        )
+        parser.add_argument("--worker", action="store_true", help="With --build-memory: run through the Celery worker.")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         path: Path = opts["path"]
@@ -54,3 +59,21 @@ class Command(BaseCommand):
         self.stdout.write(f"Boilerplate lines removed: {result.boilerplate_lines}")
         for warning in result.warnings:
             self.stdout.write(self.style.WARNING(f"warning: {warning}"))
+        if opts["build_memory"]:
+            self._build_memory(result.novel, owner, via_worker=opts["worker"])
+
+    def _build_memory(self, novel: Novel, owner: Any, *, via_worker: bool) -> None:
+        from generation.autopilot import import_build_request
+        from generation.models import GenerationJob, JobStatus
+        from generation.runner import job_run_and_wait
+
+        job, created = import_build_request(novel=novel, user=owner, enqueue=False)
+        self.stdout.write(f"Building memory: job #{job.pk} ({'new' if created else 'resumed'})")
+
+        def show(j: GenerationJob) -> None:
+            self.stdout.write(f"  finalized {j.progress}/{j.progress_total} ({j.status})")
+
+        done = job_run_and_wait(job=job, via_worker=via_worker, on_progress=show)
+        if done.status != JobStatus.SUCCEEDED:
+            raise CommandError(f"Building memory stopped: {done.error or done.status}. Run the command again to resume.")
+        self.stdout.write(f"Memory built: {done.progress} chapters finalized, {done.tokens_in + done.tokens_out} tokens.")
