@@ -11,7 +11,8 @@ from novels.models import Architecture, Membership, Novel, Role
 def novel_detect_language(*, title: str, premise: str) -> str:
     from memory.core.language import resolve_language
 
-    return resolve_language(f"{title}\n{premise}") or "en"
+    # resolve_language returns a LanguageHint; the novel stores its ISO code.
+    return resolve_language(f"{title}\n{premise}").code or "en"
 
 
 @transaction.atomic
@@ -37,7 +38,7 @@ def novel_create(
         memory_budget=memory_budget,
         created_by=owner,  # type: ignore[misc]
     )
-    Membership.objects.create(novel=novel, user=owner, role=Role.OWNER)
+    Membership.objects.create(novel=novel, user=owner, role=Role.OWNER)  # type: ignore[misc]
     Architecture.objects.create(novel=novel)
     return novel
 
