@@ -178,10 +178,10 @@ def job_pause(*, job_id: int) -> bool:
     return GenerationJob.objects.filter(pk=job_id, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).update(status=JobStatus.PAUSED) == 1
 
 
-def job_resume(*, job_id: int) -> bool:
+def job_resume(*, job_id: int, enqueue: bool = True) -> bool:
     with transaction.atomic():
         resumed = GenerationJob.objects.filter(pk=job_id, status=JobStatus.PAUSED).update(status=JobStatus.QUEUED) == 1
-        if resumed:
+        if resumed and enqueue:
             job_enqueue(job_id=job_id)
     return resumed
 

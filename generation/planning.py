@@ -27,7 +27,7 @@ BLUEPRINT_LOOKAHEAD = 5
 
 
 def architecture_step_request(
-    *, novel: Novel, part: str, guidance: str = "", user: AbstractBaseUser | None = None
+    *, novel: Novel, part: str, guidance: str = "", user: AbstractBaseUser | None = None, enqueue: bool = True
 ) -> tuple[GenerationJob, bool]:
     if part not in ARCHITECTURE_STEPS:
         raise ValidationError(f"Unknown architecture step '{part}'.")
@@ -36,7 +36,8 @@ def architecture_step_request(
     missing = [p for p in ARCHITECTURE_STEPS[:index] if not getattr(architecture, p).strip()]
     if missing:
         raise ValidationError(f"Write or generate {', '.join(missing)} first: each step builds on the ones before it.")
-    return job_request(novel=novel, kind=JobKind.ARCHITECTURE, step=part, params={"guidance": guidance[:5000]}, user=user)
+    params = {"guidance": guidance[:5000]}
+    return job_request(novel=novel, kind=JobKind.ARCHITECTURE, step=part, params=params, user=user, enqueue=enqueue)
 
 
 def architecture_update(*, novel: Novel, part: str, text: str, user: AbstractBaseUser | None) -> Architecture:
@@ -101,7 +102,13 @@ def blueprint_window_bounds(*, novel: Novel, start: int) -> tuple[int, int]:
 
 
 def blueprint_window_request(
-    *, novel: Novel, start: int, replan: bool = False, guidance: str = "", user: AbstractBaseUser | None = None
+    *,
+    novel: Novel,
+    start: int,
+    replan: bool = False,
+    guidance: str = "",
+    user: AbstractBaseUser | None = None,
+    enqueue: bool = True,
 ) -> tuple[GenerationJob, bool]:
     if not Architecture.objects.filter(novel=novel).exclude(plot_arcs="").exists():
         raise ValidationError("Plan the architecture (through the plot arcs) before the blueprint.")
@@ -110,7 +117,7 @@ def blueprint_window_request(
     if start > 1 and not BlueprintCard.objects.filter(novel=novel, number=start - 1).exists():
         raise ValidationError("Plan the earlier windows first: a window builds on the cards before it.")
     params = {"replan": replan, "guidance": guidance[:5000]}
-    return job_request(novel=novel, kind=JobKind.BLUEPRINT, step=str(start), params=params, user=user)
+    return job_request(novel=novel, kind=JobKind.BLUEPRINT, step=str(start), params=params, user=user, enqueue=enqueue)
 
 
 def blueprint_next_due(*, novel: Novel) -> int | None:

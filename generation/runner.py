@@ -6,18 +6,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from generation.jobs import job_enqueue, job_execute
+from generation.jobs import job_execute
 from generation.models import ACTIVE_STATUSES, GenerationJob, JobStatus
 
 
 def job_run_and_wait(
     *, job: GenerationJob, via_worker: bool, timeout: float = 3600, on_progress: Callable[[GenerationJob], None] | None = None
 ) -> GenerationJob:
+    """The job must have been requested with enqueue=via_worker."""
     if job.status in (JobStatus.QUEUED, JobStatus.RUNNING) and not via_worker:
         # A running job is taken over only when its worker stopped beating (guarded claim).
         job_execute(job_id=job.pk)
-    elif job.status == JobStatus.QUEUED:
-        job_enqueue(job_id=job.pk)
     deadline = time.monotonic() + timeout
     last = (-1, "")
     while True:

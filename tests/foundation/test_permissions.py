@@ -28,7 +28,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from generation.models import GenerationJob, JobKind, JobStatus, ReviewFinding
-from memory.models import ChapterSummary, Character, Fact, Passage, Thread
+from memory.models import ChapterSummary, Character, CharacterState, Fact, Passage, Thread
 from novels.models import BlueprintCard, Chapter, ChapterRevision, Membership, Novel, Role
 
 # --- what the walk knows ---------------------------------------------------------------------------
@@ -86,6 +86,10 @@ KWARG_FACTORIES: dict[str, Callable[[Novel], object]] = {
     "passage_id": lambda n: Passage.objects.create(novel=n, chapter=1, ordinal=0, text="The lamp went out.").pk,
     "summary_id": lambda n: ChapterSummary.objects.create(novel=n, chapter=1, summary="s", skeleton="s").pk,
     "part": lambda n: "core_seed",
+    "chapter": lambda n: ChapterSummary.objects.get_or_create(
+        novel=n, chapter=1, defaults={"summary": "s", "skeleton": "s"})[0].chapter,
+    "state_id": lambda n: CharacterState.objects.create(
+        novel=n, character=Character.objects.get_or_create(novel=n, name="Walk-state")[0], chapter=0).pk,
 }
 
 

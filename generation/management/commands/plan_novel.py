@@ -42,12 +42,12 @@ class Command(BaseCommand):
             if getattr(architecture, part).strip():
                 self.stdout.write(f"  {part}: already written, kept")
                 continue
-            self._run(architecture_step_request(novel=novel, part=part)[0], opts, f"architecture: {part}")
+            self._run(architecture_step_request(novel=novel, part=part, enqueue=opts["worker"])[0], opts, f"architecture: {part}")
         for i in range(opts["windows"]):
             start = i * BLUEPRINT_WINDOW + 1
             if start > novel.target_chapters:
                 break
-            self._run(blueprint_window_request(novel=novel, start=start)[0], opts, f"blueprint window from {start}")
+            self._run(blueprint_window_request(novel=novel, start=start, enqueue=opts["worker"])[0], opts, f"blueprint window from {start}")
         architecture.refresh_from_db()
         for part in ARCHITECTURE_STEPS:
             self.stdout.write(f"\n== {part} ==\n{getattr(architecture, part)[:600]}")

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from generation.autopilot import autopilot_request
+from generation.jobs import job_resume
 from generation.llm import llm_for
 from generation.models import GenerationJob, JobStatus
 from generation.runner import job_run_and_wait
@@ -34,10 +35,14 @@ class Command(BaseCommand):
         self.stdout.write(f"Writing chapters {opts['start']}–{opts['end']} of “{novel.title}” with "
                           + ("the offline DEMO model" if llm.is_demo else llm.model_for("writer")))
         try:
-            job, _ = autopilot_request(novel=novel, start=opts["start"], end=opts["end"],
-                                       token_cap=opts["token_cap"], cost_cap=opts["cost_cap"], enqueue=False)
+            job, created = autopilot_request(novel=novel, start=opts["start"], end=opts["end"],
+                                       token_cap=opts["token_cap"], cost_cap=opts["cost_cap"], enqueue=opts["worker"])
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from exc
+        if not created and job.status == JobStatus.PAUSED:
+            self.stdout.write(f"Resuming paused autopilot #{job.pk} ({job.result.get('stop_reason', 'paused')})")
+            job_resume(job_id=job.pk, enqueue=opts["worker"])
+            job.refresh_from_db()
 
         def show(j: GenerationJob) -> None:
             self.stdout.write(f"  progress {j.progress}/{j.progress_total} ({j.status})")

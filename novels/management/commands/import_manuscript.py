@@ -67,7 +67,7 @@ class Command(BaseCommand):
         from generation.models import GenerationJob, JobStatus
         from generation.runner import job_run_and_wait
 
-        job, created = import_build_request(novel=novel, user=owner, enqueue=False)
+        job, created = import_build_request(novel=novel, user=owner, enqueue=via_worker)
         self.stdout.write(f"Building memory: job #{job.pk} ({'new' if created else 'resumed'})")
 
         def show(j: GenerationJob) -> None:
