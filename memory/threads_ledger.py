@@ -318,6 +318,9 @@ def threads_link_planned(*, novel: Novel, cards: Sequence[BlueprintCard]) -> lis
                 payoff_at.setdefault(normalize_summary(str(op.get("summary", ""))), card.number)
 
     by_number = {t.number: t for t in Thread.objects.filter(novel=novel)}
+    # A reinforce or payoff the planner left blank names its thread by repeating the
+    # plant's summary (guessing a label the ledger has not assigned yet would mislink).
+    by_summary = {normalize_summary(t.summary): t for t in by_number.values() if t.status != "resolved"}
     linked: list[dict[str, Any]] = []
     changed_cards: list[BlueprintCard] = []
     for card in cards:
@@ -343,11 +346,12 @@ def threads_link_planned(*, novel: Novel, cards: Sequence[BlueprintCard]) -> lis
                     opened_at=card.number,
                 )
                 by_number[thread.number] = thread
+                by_summary[normalize_summary(summary)] = thread
                 ops[i] = {**op, "thread": f"#{thread.number}", "thread_id": thread.pk}
                 linked.append({"card": card.number, "op": action, "thread": thread.number, "created": True})
                 continue
             number = _thread_number(label) if label else None
-            thread_row = by_number.get(number) if number is not None else None
+            thread_row = by_number.get(number) if number is not None else by_summary.get(normalize_summary(summary))
             if thread_row is None:
                 linked.append({"card": card.number, "op": action, "thread": None, "label": label, "created": False})
                 continue

@@ -14,7 +14,7 @@ from generation.autopilot import autopilot_request
 from generation.chapter_steps import cascade_request, chapter_finalize_request, chapter_text_edit
 from generation.models import GenerationJob, JobKind, JobStatus, LLMCall
 from generation.planning import ARCHITECTURE_STEPS, architecture_step_request, blueprint_window_request
-from memory.context import context_assemble
+from memory.context import context_assemble, retrieval_cache_clear
 from memory.models import ChapterSummary, Fact, GlobalSummary, Passage, ThreadEvent
 from novels.models import Chapter, ChapterStatus
 from tests.integration.conftest import STALE_SECONDS, wait_job
@@ -60,6 +60,7 @@ def test_autopilot_writes_forty_chapters_within_budget(book_novel, celery_worker
         assert all(c.tokens_in > 0 and c.tokens_out > 0 for c in calls)
     counts = []
     for number in (5, 40):
+        retrieval_cache_clear()  # both measured cold: the index build is part of the count
         with CaptureQueriesContext(connection) as queries:
             context_assemble(novel=novel, chapter_number=number)
         counts.append(len(queries))

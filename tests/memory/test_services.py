@@ -141,6 +141,22 @@ def test_planned_plant_gets_the_deadline_of_its_payoff_and_a_label_in_the_card(m
     assert [entry["created"] for entry in linked] == [True, True, False]
 
 
+def test_blank_payoff_repeating_a_plant_summary_links_to_that_thread(members):
+    novel = members.novel
+    cards = [
+        _card(novel, 3, [{"op": "plant", "thread": "", "summary": "The iron bell"}]),
+        _card(novel, 5, [{"op": "reinforce", "thread": "", "summary": "The iron bell"}]),
+        _card(novel, 9, [{"op": "payoff", "thread": "", "summary": "the iron  bell"}]),
+    ]
+    linked = threads_link_planned(novel=novel, cards=cards)
+    bell = Thread.objects.get(novel=novel, summary="The iron bell")
+    assert [entry["thread"] for entry in linked] == [bell.number] * 3
+    for card in cards:
+        card.refresh_from_db()
+        assert card.foreshadowing[0]["thread"] == f"#{bell.number}"
+    assert Thread.objects.filter(novel=novel).count() == 1
+
+
 def test_reinforce_and_payoff_link_to_the_numbered_thread_and_replanning_does_not_duplicate(members):
     novel = members.novel
     first = [_card(novel, 3, [{"op": "plant", "thread": "", "summary": "The iron bell"}])]
