@@ -11,7 +11,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db.models import Sum
 
@@ -31,7 +31,7 @@ def autopilot_request(
     end: int,
     token_cap: int = 0,
     cost_cap: float = 0.0,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     enqueue: bool = True,
 ) -> tuple[GenerationJob, bool]:
     if start < 1 or end < start:
@@ -62,7 +62,9 @@ def _run_child(*, parent: GenerationJob, request: StepRequest, **kwargs: Any) ->
             job_execute(job_id=child.pk)  # takes it over only if its worker died
         time.sleep(0.5)
     if child.status != JobStatus.SUCCEEDED:
-        raise JobFailed(f"{child.get_kind_display()} of chapter {child.chapter_number or '-'} failed: {child.error or child.status}")
+        raise JobFailed(
+            f"{child.get_kind_display()} of chapter {child.chapter_number or '-'} failed: {child.error or child.status}"
+        )
     return child
 
 
@@ -119,14 +121,18 @@ def _run_autopilot(job: GenerationJob) -> None:
 # --- building an imported book's memory ------------------------------------------------------
 
 
-def import_build_request(*, novel: Novel, user: AbstractBaseUser | None = None, enqueue: bool = True) -> tuple[GenerationJob, bool]:
+def import_build_request(
+    *, novel: Novel, user: User | None = None, enqueue: bool = True
+) -> tuple[GenerationJob, bool]:
     return job_request(novel=novel, kind=JobKind.IMPORT, user=user, enqueue=enqueue)
 
 
 @job_handler(JobKind.IMPORT)
 def _run_import_build(job: GenerationJob) -> None:
     novel = job.novel
-    numbers = list(Chapter.objects.filter(novel=novel).exclude(text="").order_by("number").values_list("number", "status"))
+    numbers = list(
+        Chapter.objects.filter(novel=novel).exclude(text="").order_by("number").values_list("number", "status")
+    )
     total = len(numbers)
     done = sum(1 for _, status in numbers if status == ChapterStatus.FINALIZED)
     job_progress(job_id=job.pk, done=done, total=total)

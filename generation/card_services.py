@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -23,7 +23,7 @@ CARD_TEXT_LIMIT = 20_000
 def card_update(
     *,
     card: BlueprintCard,
-    user: AbstractBaseUser | None,
+    user: User | None,
     title: str,
     position: str,
     core_function: str,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -34,31 +34,41 @@ def _chapter(novel: Novel, number: int) -> Chapter:
 
 
 def _previous_finalized(novel: Novel, number: int) -> bool:
-    return number == 1 or Chapter.objects.filter(novel=novel, number=number - 1, status=ChapterStatus.FINALIZED).exists()
+    return (
+        number == 1 or Chapter.objects.filter(novel=novel, number=number - 1, status=ChapterStatus.FINALIZED).exists()
+    )
 
 
 # --- requests (what views, commands and autopilot call) ------------------------------
 
 
-def chapter_draft_request(*, novel: Novel, number: int, user: AbstractBaseUser | None = None, enqueue: bool = True) -> tuple[GenerationJob, bool]:
+def chapter_draft_request(
+    *, novel: Novel, number: int, user: User | None = None, enqueue: bool = True
+) -> tuple[GenerationJob, bool]:
     chapter = _chapter(novel, number)
     if chapter.status == ChapterStatus.FINALIZED:
         raise ValidationError(f"Chapter {number} is finalized; edit it by hand and re-finalize instead.")
     if not _previous_finalized(novel, number):
-        raise ValidationError(f"Finalize chapter {number - 1} first: the draft is written from the book's memory up to it.")
+        raise ValidationError(
+            f"Finalize chapter {number - 1} first: the draft is written from the book's memory up to it."
+        )
     if not BlueprintCard.objects.filter(novel=novel, number=number).exists():
         raise ValidationError(f"Chapter {number} has no blueprint card yet; plan its window first.")
     return job_request(novel=novel, kind=JobKind.DRAFT, chapter_number=number, user=user, enqueue=enqueue)
 
 
-def chapter_review_request(*, novel: Novel, number: int, user: AbstractBaseUser | None = None, enqueue: bool = True) -> tuple[GenerationJob, bool]:
+def chapter_review_request(
+    *, novel: Novel, number: int, user: User | None = None, enqueue: bool = True
+) -> tuple[GenerationJob, bool]:
     chapter = _chapter(novel, number)
     if not chapter.text.strip():
         raise ValidationError(f"Chapter {number} has no text to review.")
     return job_request(novel=novel, kind=JobKind.REVIEW, chapter_number=number, user=user, enqueue=enqueue)
 
 
-def chapter_revise_request(*, novel: Novel, number: int, user: AbstractBaseUser | None = None, enqueue: bool = True) -> tuple[GenerationJob, bool]:
+def chapter_revise_request(
+    *, novel: Novel, number: int, user: User | None = None, enqueue: bool = True
+) -> tuple[GenerationJob, bool]:
     chapter = _chapter(novel, number)
     if chapter.status == ChapterStatus.FINALIZED:
         raise ValidationError(f"Chapter {number} is finalized; edit it by hand and re-finalize instead.")
@@ -67,7 +77,9 @@ def chapter_revise_request(*, novel: Novel, number: int, user: AbstractBaseUser 
     return job_request(novel=novel, kind=JobKind.REVISE, chapter_number=number, user=user, enqueue=enqueue)
 
 
-def chapter_finalize_request(*, novel: Novel, number: int, user: AbstractBaseUser | None = None, enqueue: bool = True) -> tuple[GenerationJob, bool]:
+def chapter_finalize_request(
+    *, novel: Novel, number: int, user: User | None = None, enqueue: bool = True
+) -> tuple[GenerationJob, bool]:
     chapter = _chapter(novel, number)
     if not chapter.text.strip():
         raise ValidationError(f"Chapter {number} has no text to finalize.")
@@ -76,10 +88,18 @@ def chapter_finalize_request(*, novel: Novel, number: int, user: AbstractBaseUse
     # Both finalize and re-finalize share one step key, so two requests for the
     # same chapter can never run side by side.
     kind = JobKind.REFINALIZE if chapter.status == ChapterStatus.FINALIZED else JobKind.FINALIZE
-    return job_request(novel=novel, kind=JobKind.FINALIZE, chapter_number=number, step="", params={"mode": kind}, user=user, enqueue=enqueue)
+    return job_request(
+        novel=novel,
+        kind=JobKind.FINALIZE,
+        chapter_number=number,
+        step="",
+        params={"mode": kind},
+        user=user,
+        enqueue=enqueue,
+    )
 
 
-def chapter_text_edit(*, chapter: Chapter, text: str, user: AbstractBaseUser | None) -> ChapterRevision | None:
+def chapter_text_edit(*, chapter: Chapter, text: str, user: User | None) -> ChapterRevision | None:
     """The author's own edit: a new revision; a finalized chapter keeps its status and
     offers re-finalize (its memory came from the previous text)."""
     if len(text) > 2_000_000:
@@ -88,7 +108,9 @@ def chapter_text_edit(*, chapter: Chapter, text: str, user: AbstractBaseUser | N
         return None
     with transaction.atomic():
         locked = Chapter.objects.select_for_update().get(pk=chapter.pk)
-        revision = ChapterRevision.objects.create(chapter=locked, text=text, source=RevisionSource.MANUAL, created_by=user)
+        revision = ChapterRevision.objects.create(
+            chapter=locked, text=text, source=RevisionSource.MANUAL, created_by=user
+        )
         locked.text = text
         if locked.status == ChapterStatus.PLANNED:
             locked.status = ChapterStatus.DRAFTED
@@ -98,12 +120,19 @@ def chapter_text_edit(*, chapter: Chapter, text: str, user: AbstractBaseUser | N
 
 def chapter_needs_refinalize(*, chapter: Chapter) -> bool:
     return chapter.status == ChapterStatus.FINALIZED and (
-        chapter.memory_stale or chapter.finalized_revision_id is None or _latest_revision_id(chapter) != chapter.finalized_revision_id
+        chapter.memory_stale
+        or chapter.finalized_revision_id is None
+        or _latest_revision_id(chapter) != chapter.finalized_revision_id
     )
 
 
 def _latest_revision_id(chapter: Chapter) -> int | None:
-    return ChapterRevision.objects.filter(chapter=chapter).order_by("-created_at", "-id").values_list("pk", flat=True).first()
+    return (
+        ChapterRevision.objects.filter(chapter=chapter)
+        .order_by("-created_at", "-id")
+        .values_list("pk", flat=True)
+        .first()
+    )
 
 
 # --- draft ------------------------------------------------------------------------------
@@ -211,7 +240,9 @@ def _run_review(job: GenerationJob) -> None:
     context = {**context, "chapter_text": chapter.text}
     llm = llm_for(novel)
     try:
-        out = llm.structured(role="reviewer", task="review", context=context, schema=ReviewOut, job_id=job.pk, check_language=False)
+        out = llm.structured(
+            role="reviewer", task="review", context=context, schema=ReviewOut, job_id=job.pk, check_language=False
+        )
     except LLMError as exc:
         raise JobFailed(f"Reviewing chapter {job.chapter_number} failed: {exc}") from exc
     assert isinstance(out, ReviewOut)
@@ -222,8 +253,30 @@ def _run_review(job: GenerationJob) -> None:
         card=context["card"],
         target_length=novel.target_chapter_length,
     )
-    rows = [ReviewFinding(job=job, chapter=chapter, dimension=f.dimension, severity=f.severity, quote=f.quote, suggestion=f.suggestion, source="model") for f in out.findings]
-    rows += [ReviewFinding(job=job, chapter=chapter, dimension=f.dimension, severity=f.severity, quote=f.quote, suggestion=f.suggestion, source="check") for f in checks]
+    rows = [
+        ReviewFinding(
+            job=job,
+            chapter=chapter,
+            dimension=f.dimension,
+            severity=f.severity,
+            quote=f.quote,
+            suggestion=f.suggestion,
+            source="model",
+        )
+        for f in out.findings
+    ]
+    rows += [
+        ReviewFinding(
+            job=job,
+            chapter=chapter,
+            dimension=f.dimension,
+            severity=f.severity,
+            quote=f.quote,
+            suggestion=f.suggestion,
+            source="check",
+        )
+        for f in checks
+    ]
     with transaction.atomic():
         ReviewFinding.objects.filter(chapter=chapter).exclude(job=job).delete()
         ReviewFinding.objects.bulk_create(rows)
@@ -238,7 +291,9 @@ def _run_revise(job: GenerationJob) -> None:
     novel = job.novel
     chapter = Chapter.objects.get(novel=novel, number=job.chapter_number)
     context, assembled = draft_prompt_context(novel=novel, number=job.chapter_number)
-    findings = list(ReviewFinding.objects.filter(chapter=chapter).values("dimension", "severity", "quote", "suggestion"))
+    findings = list(
+        ReviewFinding.objects.filter(chapter=chapter).values("dimension", "severity", "quote", "suggestion")
+    )
     context = {**context, "draft_text": chapter.text, "findings": findings}
     GenerationJob.objects.filter(pk=job.pk).update(context_snapshot=assembled.snapshot, stream_text="")
     llm = llm_for(novel)
@@ -256,7 +311,11 @@ def _run_revise(job: GenerationJob) -> None:
 def _run_finalize(job: GenerationJob) -> None:
     novel = job.novel
     chapter = Chapter.objects.get(novel=novel, number=job.chapter_number)
-    if chapter.status == ChapterStatus.FINALIZED and not chapter_needs_refinalize(chapter=chapter) and job.params.get("mode") != JobKind.REFINALIZE:
+    if (
+        chapter.status == ChapterStatus.FINALIZED
+        and not chapter_needs_refinalize(chapter=chapter)
+        and job.params.get("mode") != JobKind.REFINALIZE
+    ):
         job_succeed(job_id=job.pk, result={"noop": "already finalized from this text"})
         return
     memory_input = _finalize_model_calls(job=job, novel=novel, chapter=chapter)
@@ -303,7 +362,9 @@ def _finalize_model_calls(*, job: GenerationJob, novel: Novel, chapter: Chapter)
     return memory_input
 
 
-def finalize_write(*, job: GenerationJob, novel: Novel, chapter_number: int, memory_input: dict[str, Any], cascade: bool = False) -> dict[str, Any]:
+def finalize_write(
+    *, job: GenerationJob, novel: Novel, chapter_number: int, memory_input: dict[str, Any], cascade: bool = False
+) -> dict[str, Any]:
     """One transaction: memory write-back, the chapter's status, stale flags, the job's success."""
     from memory.services import chapter_memory_write, chapters_after
 
@@ -330,7 +391,12 @@ def finalize_write(*, job: GenerationJob, novel: Novel, chapter_number: int, mem
         if was_finalized and not cascade:
             stale = chapters_after(novel=novel, chapter_number=chapter_number)
             Chapter.objects.filter(novel=novel, number__in=stale).update(memory_stale=True)
-        result = {"memory_input": memory_input, "report": _report_dict(report), "stale_marked": stale, "refinalized": was_finalized}
+        result = {
+            "memory_input": memory_input,
+            "report": _report_dict(report),
+            "stale_marked": stale,
+            "refinalized": was_finalized,
+        }
         if not cascade and not job_succeed(job_id=job.pk, result=result):
             raise JobCancelled(f"job {job.pk} was stopped before memory was written")
     return result
@@ -347,7 +413,9 @@ def _report_dict(report: Any) -> dict[str, Any]:
 # --- cascade ------------------------------------------------------------------------------
 
 
-def cascade_request(*, novel: Novel, user: AbstractBaseUser | None = None, enqueue: bool = True) -> tuple[GenerationJob, bool]:
+def cascade_request(
+    *, novel: Novel, user: User | None = None, enqueue: bool = True
+) -> tuple[GenerationJob, bool]:
     return job_request(novel=novel, kind=JobKind.CASCADE, user=user, enqueue=enqueue)
 
 
@@ -361,11 +429,17 @@ def _run_cascade(job: GenerationJob) -> None:
     done = job.progress
     job_progress(job_id=job.pk, done=done, total=total)
     while True:
-        chapter = Chapter.objects.filter(novel=novel, memory_stale=True, status=ChapterStatus.FINALIZED).order_by("number").first()
+        chapter = (
+            Chapter.objects.filter(novel=novel, memory_stale=True, status=ChapterStatus.FINALIZED)
+            .order_by("number")
+            .first()
+        )
         if chapter is None:
             break
         if chapter.memory_input:
-            finalize_write(job=job, novel=novel, chapter_number=chapter.number, memory_input=chapter.memory_input, cascade=True)
+            finalize_write(
+                job=job, novel=novel, chapter_number=chapter.number, memory_input=chapter.memory_input, cascade=True
+            )
         else:
             Chapter.objects.filter(pk=chapter.pk).update(memory_stale=False)
         done += 1

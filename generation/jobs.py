@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import logging
 import threading
-from contextlib import contextmanager
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.db.models.functions import Concat
@@ -52,7 +52,7 @@ def job_request(
     chapter_number: int = 0,
     step: str = "",
     params: dict[str, Any] | None = None,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     enqueue: bool = True,
 ) -> tuple[GenerationJob, bool]:
     """Create the job and enqueue it on commit, or return the active job for the same step.
@@ -74,7 +74,13 @@ def job_request(
         existing = _active_job(novel=novel, kind=kind, chapter_number=chapter_number, step=step)
         if existing is None:  # finished between our insert and this read: ask again
             return job_request(
-                novel=novel, kind=kind, chapter_number=chapter_number, step=step, params=params, user=user, enqueue=enqueue
+                novel=novel,
+                kind=kind,
+                chapter_number=chapter_number,
+                step=step,
+                params=params,
+                user=user,
+                enqueue=enqueue,
             )
         return existing, False
     if enqueue:
@@ -91,7 +97,7 @@ def _active_job(*, novel: Novel, kind: str, chapter_number: int, step: str) -> G
 def job_enqueue(*, job_id: int) -> None:
     from generation.tasks import job_run
 
-    job_run.delay_on_commit(job_id)
+    job_run.delay_on_commit(job_id)  # type: ignore[attr-defined]  # celery-types predates delay_on_commit
 
 
 def job_claim(*, job_id: int) -> bool:
@@ -175,7 +181,12 @@ def job_cancel(*, job_id: int) -> bool:
 
 
 def job_pause(*, job_id: int) -> bool:
-    return GenerationJob.objects.filter(pk=job_id, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).update(status=JobStatus.PAUSED) == 1
+    return (
+        GenerationJob.objects.filter(pk=job_id, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).update(
+            status=JobStatus.PAUSED
+        )
+        == 1
+    )
 
 
 def job_resume(*, job_id: int, enqueue: bool = True) -> bool:
@@ -239,7 +250,9 @@ def job_rescue_stale() -> list[int]:
     """Re-enqueue running jobs whose worker died (no heartbeat), without waiting for
     the broker's visibility timeout (an hour by default on Redis)."""
     stale = timezone.now() - timedelta(seconds=settings.JOB_HEARTBEAT_STALE_SECONDS)
-    ids = list(GenerationJob.objects.filter(status=JobStatus.RUNNING, heartbeat_at__lt=stale).values_list("pk", flat=True))
+    ids = list(
+        GenerationJob.objects.filter(status=JobStatus.RUNNING, heartbeat_at__lt=stale).values_list("pk", flat=True)
+    )
     for job_id in ids:
         job_enqueue(job_id=job_id)
     return ids

@@ -56,7 +56,9 @@ class GenerationJob(models.Model):
     error = models.TextField(blank=True)
     attempts = models.PositiveIntegerField(default=0)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -89,6 +91,9 @@ class LLMCall(models.Model):
     attempts = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    def __str__(self) -> str:
+        return f"{self.role} call of job {self.job_id} ({self.tokens_in}+{self.tokens_out} tokens)"
+
 
 class Severity(models.TextChoices):
     INFO = "info", "Info"
@@ -109,3 +114,6 @@ class ReviewFinding(models.Model):
 
     class Meta:
         ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.severity} {self.dimension} finding"

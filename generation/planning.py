@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -27,7 +27,7 @@ BLUEPRINT_LOOKAHEAD = 5
 
 
 def architecture_step_request(
-    *, novel: Novel, part: str, guidance: str = "", user: AbstractBaseUser | None = None, enqueue: bool = True
+    *, novel: Novel, part: str, guidance: str = "", user: User | None = None, enqueue: bool = True
 ) -> tuple[GenerationJob, bool]:
     if part not in ARCHITECTURE_STEPS:
         raise ValidationError(f"Unknown architecture step '{part}'.")
@@ -40,7 +40,7 @@ def architecture_step_request(
     return job_request(novel=novel, kind=JobKind.ARCHITECTURE, step=part, params=params, user=user, enqueue=enqueue)
 
 
-def architecture_update(*, novel: Novel, part: str, text: str, user: AbstractBaseUser | None) -> Architecture:
+def architecture_update(*, novel: Novel, part: str, text: str, user: User | None) -> Architecture:
     if part not in ARCHITECTURE_STEPS:
         raise ValidationError(f"Unknown architecture part '{part}'.")
     with transaction.atomic():
@@ -54,7 +54,9 @@ def architecture_update(*, novel: Novel, part: str, text: str, user: AbstractBas
 
 def architecture_text(*, architecture: Architecture) -> str:
     titles = {"core_seed": "Core seed", "characters": "Characters", "world": "World", "plot_arcs": "Plot arcs"}
-    return "\n\n".join(f"## {titles[p]}\n{getattr(architecture, p)}" for p in ARCHITECTURE_STEPS if getattr(architecture, p))
+    return "\n\n".join(
+        f"## {titles[p]}\n{getattr(architecture, p)}" for p in ARCHITECTURE_STEPS if getattr(architecture, p)
+    )
 
 
 @job_handler(JobKind.ARCHITECTURE)
@@ -107,7 +109,7 @@ def blueprint_window_request(
     start: int,
     replan: bool = False,
     guidance: str = "",
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     enqueue: bool = True,
 ) -> tuple[GenerationJob, bool]:
     if not Architecture.objects.filter(novel=novel).exclude(plot_arcs="").exists():
@@ -126,13 +128,15 @@ def blueprint_next_due(*, novel: Novel) -> int | None:
     last = BlueprintCard.objects.filter(novel=novel).order_by("-number").values_list("number", flat=True).first()
     if last is None or (novel.target_chapters and last >= novel.target_chapters):
         return None
-    finalized = Chapter.objects.filter(novel=novel, status=ChapterStatus.FINALIZED, number__gte=max(1, last - BLUEPRINT_LOOKAHEAD))
+    finalized = Chapter.objects.filter(
+        novel=novel, status=ChapterStatus.FINALIZED, number__gte=max(1, last - BLUEPRINT_LOOKAHEAD)
+    )
     if not finalized.exists():
         return None
     return last + 1
 
 
-def blueprint_plan_next_if_due(*, novel: Novel, user: AbstractBaseUser | None = None) -> GenerationJob | None:
+def blueprint_plan_next_if_due(*, novel: Novel, user: User | None = None) -> GenerationJob | None:
     start = blueprint_next_due(novel=novel)
     if start is None:
         return None
@@ -157,7 +161,9 @@ def _run_blueprint_window(job: GenerationJob) -> None:
 
     architecture = Architecture.objects.get(novel=novel)
     previous = BlueprintCard.objects.filter(novel=novel, number__lt=start).order_by("-number")[:40]
-    global_summary = GlobalSummary.objects.filter(novel=novel).order_by("-chapter").values_list("text", flat=True).first()
+    global_summary = (
+        GlobalSummary.objects.filter(novel=novel).order_by("-chapter").values_list("text", flat=True).first()
+    )
     context: dict[str, Any] = {
         "title": novel.title,
         "architecture": {p: getattr(architecture, p) for p in ARCHITECTURE_STEPS},
@@ -185,7 +191,9 @@ def _run_blueprint_window(job: GenerationJob) -> None:
     _blueprint_write(job=job, novel=novel, out=out, start=start, end=end, model_label=llm.model_for("planner"))
 
 
-def _blueprint_write(*, job: GenerationJob, novel: Novel, out: BlueprintWindowOut, start: int, end: int, model_label: str) -> None:
+def _blueprint_write(
+    *, job: GenerationJob, novel: Novel, out: BlueprintWindowOut, start: int, end: int, model_label: str
+) -> None:
     from memory.services import threads_link_planned
 
     now = timezone.now()
@@ -212,7 +220,9 @@ def _blueprint_write(*, job: GenerationJob, novel: Novel, out: BlueprintWindowOu
         )
         cards = list(BlueprintCard.objects.filter(novel=novel, number__gte=start, number__lte=end).order_by("number"))
         linked = threads_link_planned(novel=novel, cards=cards)
-        existing = set(Chapter.objects.filter(novel=novel, number__gte=start, number__lte=end).values_list("number", flat=True))
+        existing = set(
+            Chapter.objects.filter(novel=novel, number__gte=start, number__lte=end).values_list("number", flat=True)
+        )
         Chapter.objects.bulk_create(
             [Chapter(novel=novel, number=c.number, title=c.title) for c in cards if c.number not in existing]
         )

@@ -28,7 +28,14 @@ def check_language(*, text: str, language: str) -> list[Finding]:
     # A chapter is judged by its majority script (a stray foreign name or quote is
     # fine in prose); records are held to the stricter language_mismatch at write time.
     if text.strip() and resolve_language(text).code != language and language_mismatch(text, document_language=language):
-        return [Finding("language", "critical", text[:120], f"The chapter is not written in the novel's language ({language}); regenerate or translate it.")]
+        return [
+            Finding(
+                "language",
+                "critical",
+                text[:120],
+                f"The chapter is not written in the novel's language ({language}); regenerate or translate it.",
+            )
+        ]
     return []
 
 
@@ -41,14 +48,39 @@ def check_dead_characters(*, text: str, dead_names: list[str]) -> list[Finding]:
                     "consistency",
                     "major",
                     _quote_around(text, name),
-                    f"{name} is dead in the character state, yet appears here. Make it a memory or flashback, or fix the state.",
+                    f"{name} is dead in the character state, yet appears here. "
+                    "Make it a memory or flashback, or fix the state.",
                 )
             )
     return findings
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{3,}")
-_STOP = {"that", "this", "with", "from", "have", "will", "into", "their", "there", "about", "which", "when", "what", "been", "were", "they", "them", "than", "then", "thread", "payoff", "reveal", "finally"}
+_STOP = {
+    "that",
+    "this",
+    "with",
+    "from",
+    "have",
+    "will",
+    "into",
+    "their",
+    "there",
+    "about",
+    "which",
+    "when",
+    "what",
+    "been",
+    "were",
+    "they",
+    "them",
+    "than",
+    "then",
+    "thread",
+    "payoff",
+    "reveal",
+    "finally",
+}
 
 
 def _salient_terms(summary: str) -> list[str]:
@@ -74,7 +106,12 @@ def check_planned_payoffs(*, text: str, card: dict[str, Any] | None) -> list[Fin
         hits = sum(1 for t in set(terms) if t in lowered)
         if hits * 3 < len(set(terms)):
             findings.append(
-                Finding("threads", "major", "", f"The card plans to pay off “{op.get('summary', '')}” here, but the chapter never does.")
+                Finding(
+                    "threads",
+                    "major",
+                    "",
+                    f"The card plans to pay off “{op.get('summary', '')}” here, but the chapter never does.",
+                )
             )
     return findings
 
@@ -82,7 +119,14 @@ def check_planned_payoffs(*, text: str, card: dict[str, Any] | None) -> list[Fin
 def check_length(*, text: str, target_length: int) -> list[Finding]:
     length = len(text)
     if target_length and length < target_length * 0.5:
-        return [Finding("length", "major", "", f"The chapter has {length} characters against a target of {target_length}; it is far too short.")]
+        return [
+            Finding(
+                "length",
+                "major",
+                "",
+                f"The chapter has {length} characters against a target of {target_length}; it is far too short.",
+            )
+        ]
     return []
 
 

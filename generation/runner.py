@@ -11,7 +11,11 @@ from generation.models import ACTIVE_STATUSES, GenerationJob, JobStatus
 
 
 def job_run_and_wait(
-    *, job: GenerationJob, via_worker: bool, timeout: float = 3600, on_progress: Callable[[GenerationJob], None] | None = None
+    *,
+    job: GenerationJob,
+    via_worker: bool,
+    timeout: float = 3600,
+    on_progress: Callable[[GenerationJob], None] | None = None,
 ) -> GenerationJob:
     """The job must have been requested with enqueue=via_worker."""
     if job.status in (JobStatus.QUEUED, JobStatus.RUNNING) and not via_worker:

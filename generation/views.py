@@ -194,10 +194,12 @@ def _blueprint_page(
     placed = False
     windows = []
     for w in overview.windows:
-        form = BlueprintPlanForm(initial={"start": w.start, "replan": True}, auto_id=f"id_replan{w.start}_%s")
+        plan: BlueprintPlanForm = BlueprintPlanForm(
+            initial={"start": w.start, "replan": True}, auto_id=f"id_replan{w.start}_%s"
+        )
         if plan_form is not None and replan and plan_start == str(w.start):
-            form, placed = plan_form, True
-        windows.append({"window": w, "form": form})
+            plan, placed = plan_form, True
+        windows.append({"window": w, "form": plan})
     next_start: int | str | None = overview.next_start
     next_form = None
     if plan_form is not None and not placed:

@@ -5,6 +5,7 @@ here asserts a speed. Model time is never included (no model is called)."""
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -48,13 +49,27 @@ def full_memory_tokens(*, novel: Any, chapter: int) -> int:
 
     summaries = ChapterSummary.objects.filter(novel=novel, chapter__lt=chapter).values_list("summary", flat=True)
     facts = Fact.objects.filter(novel=novel, source_chapter__lt=chapter).values_list("text", flat=True)
-    threads = Thread.objects.filter(novel=novel, opened_at__lt=chapter).exclude(status="resolved").values_list("summary", flat=True)
-    glob = GlobalSummary.objects.filter(novel=novel, chapter__lt=chapter).order_by("-chapter").values_list("text", flat=True).first() or ""
+    threads = (
+        Thread.objects.filter(novel=novel, opened_at__lt=chapter)
+        .exclude(status="resolved")
+        .values_list("summary", flat=True)
+    )
+    glob = (
+        GlobalSummary.objects.filter(novel=novel, chapter__lt=chapter)
+        .order_by("-chapter")
+        .values_list("text", flat=True)
+        .first()
+        or ""
+    )
     states = character_states_latest(novel=novel, before_chapter=chapter)
     state_text = "\n".join(f"{name}: {state}" for name, state in _state_pairs(states))
-    return sum(estimate_tokens(t) for t in summaries) + sum(estimate_tokens(t) for t in facts) + sum(
-        estimate_tokens(t) for t in threads
-    ) + estimate_tokens(glob) + estimate_tokens(state_text)
+    return (
+        sum(estimate_tokens(t) for t in summaries)
+        + sum(estimate_tokens(t) for t in facts)
+        + sum(estimate_tokens(t) for t in threads)
+        + estimate_tokens(glob)
+        + estimate_tokens(state_text)
+    )
 
 
 def _state_pairs(states: Any) -> list[tuple[str, Any]]:
@@ -70,8 +85,15 @@ def figure_memory_size(*, novel: Any, chapters: Sequence[int]) -> list[dict[str,
     for n in chapters:
         ctx = context_assemble(novel=novel, chapter_number=n)
         full = full_memory_tokens(novel=novel, chapter=n)
-        rows.append({"chapter": n, "budgeted_tokens": ctx.memory_tokens, "full_tokens": full, "budget": novel.memory_budget,
-                     "ratio_full_to_budgeted": round(full / max(1, ctx.memory_tokens), 2)})
+        rows.append(
+            {
+                "chapter": n,
+                "budgeted_tokens": ctx.memory_tokens,
+                "full_tokens": full,
+                "budget": novel.memory_budget,
+                "ratio_full_to_budgeted": round(full / max(1, ctx.memory_tokens), 2),
+            }
+        )
     return rows
 
 
@@ -109,11 +131,19 @@ def figure_assembly(*, novel: Any, chapters: Sequence[int], repeats: int) -> lis
     for n in chapters:
         retrieval_cache_clear()
         with CaptureQueriesContext(connection) as cold_q:
-            _, cold = timed(lambda n=n: context_assemble(novel=novel, chapter_number=n), 1)
+            _, cold = timed(functools.partial(context_assemble, novel=novel, chapter_number=n), 1)
         with CaptureQueriesContext(connection) as warm_q:
             context_assemble(novel=novel, chapter_number=n)
-        _, warm = timed(lambda n=n: context_assemble(novel=novel, chapter_number=n), repeats)
-        rows.append({"chapter": n, "queries_cold": len(cold_q), "queries": len(warm_q), "cold_ms": round(cold[0], 3), **stats(warm)})
+        _, warm = timed(functools.partial(context_assemble, novel=novel, chapter_number=n), repeats)
+        rows.append(
+            {
+                "chapter": n,
+                "queries_cold": len(cold_q),
+                "queries": len(warm_q),
+                "cold_ms": round(cold[0], 3),
+                **stats(warm),
+            }
+        )
         reset_queries()
     return rows
 
@@ -132,15 +162,33 @@ def figure_retrieval(*, novel: Any, cues: Sequence[Any], repeats: int) -> dict[s
     recalled = 0
     details = []
     for cue in cues:
-        kwargs = {"chapter": cue.recalled_in, "total_chapters": novel.target_chapters, "text": cue.name, "entities": [*entities, cue.name]}
-        hits, ms = timed(lambda kwargs=kwargs: index.query(**kwargs), repeats)
+        kwargs = {
+            "chapter": cue.recalled_in,
+            "total_chapters": novel.target_chapters,
+            "text": cue.name,
+            "entities": [*entities, cue.name],
+        }
+        hits, ms = timed(functools.partial(index.query, **kwargs), repeats)
         samples.extend(ms)
         ok = any(h.chapter == cue.planted_in for h in hits)
         recalled += ok
-        details.append({"name": cue.name, "planted_in": cue.planted_in, "recalled_in": cue.recalled_in, "recalled": ok,
-                        "hit_chapters": [h.chapter for h in hits]})
-    return {"passages": len(index), "queries": len(samples), **stats(samples),
-            "recall": f"{recalled}/{len(cues)}", "recall_rate": round(recalled / max(1, len(cues)), 3), "cues": details}
+        details.append(
+            {
+                "name": cue.name,
+                "planted_in": cue.planted_in,
+                "recalled_in": cue.recalled_in,
+                "recalled": ok,
+                "hit_chapters": [h.chapter for h in hits],
+            }
+        )
+    return {
+        "passages": len(index),
+        "queries": len(samples),
+        **stats(samples),
+        "recall": f"{recalled}/{len(cues)}",
+        "recall_rate": round(recalled / max(1, len(cues)), 3),
+        "cues": details,
+    }
 
 
 # --- figure 6: finalize write transaction, re-finalize and cascade ---------------------------------
@@ -154,8 +202,13 @@ def figure_finalize(*, novel: Any, chapter: int, cascade: int, repeats: int) -> 
     from novels.models import Chapter
 
     def job() -> GenerationJob:
-        return GenerationJob.objects.create(novel=novel, kind=JobKind.FINALIZE, chapter_number=chapter, step=f"bench-{time.perf_counter_ns()}",
-                                            status=JobStatus.RUNNING)
+        return GenerationJob.objects.create(
+            novel=novel,
+            kind=JobKind.FINALIZE,
+            chapter_number=chapter,
+            step=f"bench-{time.perf_counter_ns()}",
+            status=JobStatus.RUNNING,
+        )
 
     inputs = {n: synthetic_memory_input(novel=novel, chapter_number=n) for n in range(chapter - cascade, chapter + 1)}
     for n, mi in inputs.items():
@@ -176,10 +229,21 @@ def figure_finalize(*, novel: Any, chapter: int, cascade: int, repeats: int) -> 
         start = time.perf_counter()
         for n in result["stale_marked"]:
             with transaction.atomic():
-                finalize_write(job=j, novel=novel, chapter_number=n, memory_input=inputs.get(n) or Chapter.objects.get(novel=novel, number=n).memory_input, cascade=True)
+                finalize_write(
+                    job=j,
+                    novel=novel,
+                    chapter_number=n,
+                    memory_input=inputs.get(n) or Chapter.objects.get(novel=novel, number=n).memory_input,
+                    cascade=True,
+                )
         cascade_ms.append((time.perf_counter() - start) * 1000)
-    return {"chapter": chapter, "write": stats(write_ms), "refinalize": stats(refinalize_ms),
-            "cascade_chapters": cascade, "cascade": stats(cascade_ms)}
+    return {
+        "chapter": chapter,
+        "write": stats(write_ms),
+        "refinalize": stats(refinalize_ms),
+        "cascade_chapters": cascade,
+        "cascade": stats(cascade_ms),
+    }
 
 
 # --- figure 7: import ------------------------------------------------------------------------------
@@ -209,9 +273,15 @@ def figure_import(*, owner: Any, path: Path, repeats: int) -> dict[str, Any]:
     store_ms = (time.perf_counter() - start) * 1000
     split_s = statistics.median(split_ms) / 1000
     index_s = statistics.median(index_ms) / 1000
-    return {"file": path.name, "chapters": chapters, "split": stats(split_ms), "index": stats(index_ms), "store_ms": round(store_ms, 1),
-            "chapters_per_second": round(chapters / max(1e-9, split_s + index_s + store_ms / 1000), 1),
-            "imported_chapters": getattr(imported, "chapters_created", None)}
+    return {
+        "file": path.name,
+        "chapters": chapters,
+        "split": stats(split_ms),
+        "index": stats(index_ms),
+        "store_ms": round(store_ms, 1),
+        "chapters_per_second": round(chapters / max(1e-9, split_s + index_s + store_ms / 1000), 1),
+        "imported_chapters": getattr(imported, "chapters_created", None),
+    }
 
 
 def synthetic_memory_input(*, novel: Any, chapter_number: int) -> dict[str, Any]:
@@ -222,17 +292,27 @@ def synthetic_memory_input(*, novel: Any, chapter_number: int) -> dict[str, Any]
     from memory.selectors import character_states_latest, live_threads
 
     summary = ChapterSummary.objects.get(novel=novel, chapter=chapter_number)
-    glob = GlobalSummary.objects.filter(novel=novel).order_by("-chapter").values_list("text", flat=True).first() or summary.summary
+    glob = (
+        GlobalSummary.objects.filter(novel=novel).order_by("-chapter").values_list("text", flat=True).first()
+        or summary.summary
+    )
     facts = list(Fact.objects.filter(novel=novel, source_chapter=chapter_number).values_list("text", "entities"))
     states = character_states_latest(novel=novel, before_chapter=chapter_number)[:2]
     threads = live_threads(novel=novel, chapter_number=chapter_number)
     extraction = ExtractionOut(
-        characters=[CharacterChangeOut(name=s.character.name, location=str(s.state.get("location", "")) + "'", items_gained=["x"]) for s in states],
+        characters=[
+            CharacterChangeOut(
+                name=s.character.name, location=str(s.state.get("location", "")) + "'", items_gained=["x"]
+            )
+            for s in states
+        ],
         facts=[FactOut(text=t, entities=list(e or [])) for t, e in facts],
         threads=[ThreadOpOut(action="progress", ref="T1", summary=threads[0].summary)] if threads else [],
     )
     return {
-        "summary": SummaryOut(summary=summary.summary, skeleton=summary.skeleton, global_summary=glob[:2000]).model_dump(),
+        "summary": SummaryOut(
+            summary=summary.summary, skeleton=summary.skeleton, global_summary=glob[:2000]
+        ).model_dump(),
         "extraction": extraction.model_dump(),
         "known_thread_ids": [v.id for v in threads],
         "revision_id": None,

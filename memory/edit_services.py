@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
@@ -21,7 +21,7 @@ def character_edit(
     name: str,
     aliases: Sequence[str],
     description: str,
-    user: AbstractBaseUser | None,
+    user: User | None,
 ) -> Character:
     """Rename a character and replace its aliases and description."""
     name = " ".join((name or "").split())

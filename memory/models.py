@@ -15,7 +15,9 @@ class Provenance(models.Model):
     novel = models.ForeignKey(Novel, on_delete=models.CASCADE, related_name="+")
     # Null for rows a person created or that come from planning rather than a chapter.
     source_chapter = models.PositiveIntegerField(null=True, blank=True, db_index=True)
-    edited_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     edited_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -34,6 +36,9 @@ class GlobalSummary(Provenance):
         ordering = ["-chapter"]
         constraints = [models.UniqueConstraint(fields=["novel", "chapter"], name="globalsummary_unique_chapter")]
 
+    def __str__(self) -> str:
+        return f"global summary after chapter {self.chapter}"
+
 
 class ChapterSummary(Provenance):
     chapter = models.PositiveIntegerField()
@@ -44,6 +49,9 @@ class ChapterSummary(Provenance):
     class Meta:
         ordering = ["chapter"]
         constraints = [models.UniqueConstraint(fields=["novel", "chapter"], name="chaptersummary_unique_chapter")]
+
+    def __str__(self) -> str:
+        return f"summary of chapter {self.chapter}"
 
 
 class Character(Provenance):
@@ -76,6 +84,9 @@ class CharacterState(Provenance):
         ordering = ["character_id", "-chapter"]
         constraints = [models.UniqueConstraint(fields=["character", "chapter"], name="characterstate_unique_chapter")]
 
+    def __str__(self) -> str:
+        return f"state of {self.character_id} at chapter {self.chapter}"
+
 
 class Passage(Provenance):
     """A slice of a finalized chapter for retrieval of distant passages."""
@@ -92,6 +103,9 @@ class Passage(Provenance):
         ordering = ["chapter", "ordinal"]
         constraints = [models.UniqueConstraint(fields=["novel", "chapter", "ordinal"], name="passage_unique_ordinal")]
 
+    def __str__(self) -> str:
+        return f"passage {self.ordinal} of chapter {self.chapter}"
+
 
 class Fact(Provenance):
     text = models.TextField()
@@ -100,6 +114,9 @@ class Fact(Provenance):
 
     class Meta:
         ordering = ["source_chapter", "id"]
+
+    def __str__(self) -> str:
+        return self.text[:80]
 
 
 class ThreadStatus(models.TextChoices):
@@ -127,9 +144,13 @@ class Thread(Provenance):
         ordering = ["number"]
         constraints = [models.UniqueConstraint(fields=["novel", "number"], name="thread_unique_number")]
 
+    def __str__(self) -> str:
+        return f"{self.label} {self.summary[:60]}"
+
     @property
     def label(self) -> str:
-        return f"T{self.number}"
+        # Stable ledger label; prompts number live threads [T1..Tn] by position instead.
+        return f"#{self.number}"
 
 
 class ThreadEvent(models.Model):
@@ -141,8 +162,13 @@ class ThreadEvent(models.Model):
     note = models.TextField(blank=True)
     before = models.JSONField(default=dict, blank=True)
     after = models.JSONField(default=dict, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} of thread {self.thread_id} at chapter {self.chapter}"

@@ -140,7 +140,8 @@ def known_threads_for_planning(*, novel: Novel) -> str:
     upcoming = (last or 0) + 1
     planned_ahead = Thread.objects.filter(novel=novel, status__in=UNRESOLVED_THREAD_STATUSES, opened_at__gt=upcoming)
     lines = [
-        f"#{v.number} [{v.status}] {' '.join(v.summary.split())}" + (f" (due by ch. {v.deadline_chapter})" if v.deadline_chapter else "")
+        f"#{v.number} [{v.status}] {' '.join(v.summary.split())}"
+        + (f" (due by ch. {v.deadline_chapter})" if v.deadline_chapter else "")
         for v in live_threads(novel=novel, chapter_number=upcoming)
     ]
     lines += [

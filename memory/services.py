@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef
@@ -90,7 +90,7 @@ def characters_create_initial(*, novel: Novel, seeds: Sequence[CharacterSeedOut]
 # --- person edits ------------------------------------------------------------------
 
 
-def _mark(row: Any, user: AbstractBaseUser | None) -> list[str]:
+def _mark(row: Any, user: User | None) -> list[str]:
     row.edited_by = user
     row.edited_at = timezone.now()
     return ["edited_by", "edited_at"]
@@ -104,7 +104,7 @@ def _required(text: str, label: str) -> str:
 
 
 def global_summary_edit(
-    *, novel: Novel, text: str, user: AbstractBaseUser | None, chapter: int | None = None
+    *, novel: Novel, text: str, user: User | None, chapter: int | None = None
 ) -> GlobalSummary:
     """Correct the current global summary (or the version of `chapter`)."""
     text = _required(text, "global summary")
@@ -127,7 +127,7 @@ def global_summary_edit(
 
 
 def chapter_summary_edit(
-    *, summary: ChapterSummary, text: str, skeleton: str | None = None, user: AbstractBaseUser | None
+    *, summary: ChapterSummary, text: str, skeleton: str | None = None, user: User | None
 ) -> ChapterSummary:
     summary.summary = _required(text, "chapter summary")
     fields = ["summary"]
@@ -144,7 +144,7 @@ def chapter_summary_edit(
 
 
 def character_state_edit(
-    *, state: CharacterState, tree: dict[str, Any], user: AbstractBaseUser | None
+    *, state: CharacterState, tree: dict[str, Any], user: User | None
 ) -> CharacterState:
     """Replace a state version's tree; the shape is the one extraction writes."""
     try:
@@ -157,14 +157,14 @@ def character_state_edit(
     return state
 
 
-def fact_create(*, novel: Novel, text: str, entities: Sequence[str] = (), user: AbstractBaseUser | None) -> Fact:
+def fact_create(*, novel: Novel, text: str, entities: Sequence[str] = (), user: User | None) -> Fact:
     fact = Fact(novel=novel, text=_required(text, "fact"), entities=[e.strip() for e in entities if e.strip()])
     _mark(fact, user)
     fact.save()
     return fact
 
 
-def fact_edit(*, fact: Fact, text: str, entities: Sequence[str] | None = None, user: AbstractBaseUser | None) -> Fact:
+def fact_edit(*, fact: Fact, text: str, entities: Sequence[str] | None = None, user: User | None) -> Fact:
     fact.text = _required(text, "fact")
     fields = ["text"]
     if entities is not None:
@@ -185,7 +185,7 @@ _UNSET: Any = object()
 def thread_edit(
     *,
     thread: Thread,
-    user: AbstractBaseUser | None,
+    user: User | None,
     summary: str | None = None,
     status: str | None = None,
     deadline: int | None = _UNSET,

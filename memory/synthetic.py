@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from memory.models import (
@@ -292,7 +292,7 @@ def _state(rng: random.Random, v: _Vocab, names: list[str], alive: bool) -> dict
 
 @transaction.atomic
 def synthetic_book_build(
-    *, owner: AbstractBaseUser, chapters: int = 1000, language: str = "en", seed: int = 0, title: str = ""
+    *, owner: User, chapters: int = 1000, language: str = "en", seed: int = 0, title: str = ""
 ) -> SyntheticBook:
     """Create a novel whose first ``chapters`` chapters are finalized, with all their memory."""
     cues = synthetic_cues(chapters=chapters, language=language, seed=seed)

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Max
 
 from memory.core.threads import (
@@ -68,7 +68,7 @@ def thread_change(
     action: str,
     changes: dict[str, Any],
     note: str = "",
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     always_record: bool = False,
 ) -> ThreadEvent | None:
     """Apply `changes` to the thread and record the diff; no event when nothing changed."""
@@ -104,7 +104,7 @@ def thread_open(
     deadline: int,
     planned: bool = False,
     opened_at: int | None = None,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
 ) -> Thread:
     opened = opened_at if opened_at is not None else chapter
     thread = Thread.objects.create(
@@ -215,7 +215,7 @@ def threads_apply_extraction(
     items: Sequence[RawThreadItem],
     known_thread_ids: Sequence[int],
     adopted: dict[str, Thread],
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
 ) -> list[dict[str, Any]]:
     """Run plan_thread_ops against the cited list and write each op as a ThreadEvent."""
     rows = {t.pk: t for t in Thread.objects.filter(novel=novel, pk__in=list(known_thread_ids))}

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import models, transaction
 from django.db.models import Exists, OuterRef
 
@@ -204,7 +204,7 @@ def chapter_memory_write(
     summary: SummaryOut,
     extraction: ExtractionOut,
     known_thread_ids: list[int],
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
 ) -> WriteReport:
     """Replace chapter N's contributions to memory with those of this finalization.
 

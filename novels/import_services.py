@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -45,7 +45,7 @@ def manuscript_import(
     path: Path | None = None,
     data: bytes | None = None,
     filename: str,
-    owner: AbstractBaseUser,
+    owner: User,
     title: str | None = None,
     novel: Novel | None = None,
 ) -> ImportResult:
@@ -101,7 +101,7 @@ def _detect_language(chapters: list[SplitChapter]) -> str:
     return resolve_language(sample).code or "en"
 
 
-def _write_chapters(*, novel: Novel, chapters: list[SplitChapter], owner: AbstractBaseUser) -> tuple[int, int, int]:
+def _write_chapters(*, novel: Novel, chapters: list[SplitChapter], owner: User) -> tuple[int, int, int]:
     existing = {c.number: c for c in Chapter.objects.filter(novel=novel, number__in=[c.number for c in chapters])}
     now = timezone.now()
     new_rows: list[Chapter] = []

@@ -19,7 +19,9 @@ class Novel(models.Model):
     premise = models.TextField(blank=True)
     target_chapters = models.PositiveIntegerField(default=60)
     target_chapter_length = models.PositiveIntegerField(default=3000, help_text="Characters per chapter.")
-    memory_budget = models.PositiveIntegerField(default=6000, help_text="Tokens for the memory part of each draft prompt.")
+    memory_budget = models.PositiveIntegerField(
+        default=6000, help_text="Tokens for the memory part of each draft prompt."
+    )
     # Blank means the site default for that role (settings.LLM_DEFAULT_MODELS).
     planner_model = models.CharField(max_length=100, blank=True)
     writer_model = models.CharField(max_length=100, blank=True)
@@ -48,6 +50,9 @@ class Membership(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["novel", "user"], name="membership_unique_user")]
 
+    def __str__(self) -> str:
+        return f"{self.user_id} as {self.role} of {self.novel_id}"
+
 
 class Architecture(models.Model):
     """The snowflake method's four parts; each is editable before the next step runs."""
@@ -60,9 +65,14 @@ class Architecture(models.Model):
     # Which model wrote each part ("demo" for the offline demo model), so pages can label it.
     sources = models.JSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
-    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     PARTS = ("core_seed", "characters", "world", "plot_arcs")
+
+    def __str__(self) -> str:
+        return f"architecture of {self.novel_id}"
 
 
 class BlueprintCard(models.Model):
@@ -80,7 +90,9 @@ class BlueprintCard(models.Model):
     cognitive_twist = models.PositiveSmallIntegerField()
     brief = models.TextField()
     model_label = models.CharField(max_length=100, blank=True)
-    edited_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     edited_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -88,9 +100,16 @@ class BlueprintCard(models.Model):
         ordering = ["number"]
         constraints = [
             models.UniqueConstraint(fields=["novel", "number"], name="card_unique_number"),
-            models.CheckConstraint(condition=models.Q(suspense_density__gte=1, suspense_density__lte=5), name="card_suspense_1_5"),
-            models.CheckConstraint(condition=models.Q(cognitive_twist__gte=1, cognitive_twist__lte=5), name="card_twist_1_5"),
+            models.CheckConstraint(
+                condition=models.Q(suspense_density__gte=1, suspense_density__lte=5), name="card_suspense_1_5"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(cognitive_twist__gte=1, cognitive_twist__lte=5), name="card_twist_1_5"
+            ),
         ]
+
+    def __str__(self) -> str:
+        return f"card {self.number}: {self.title}"
 
 
 class ChapterStatus(models.TextChoices):
@@ -107,7 +126,9 @@ class Chapter(models.Model):
     status = models.CharField(max_length=12, choices=ChapterStatus.choices, default=ChapterStatus.PLANNED)
     text = models.TextField(blank=True)
     # The revision whose text memory was built from; a text change after it makes re-finalize meaningful.
-    finalized_revision = models.ForeignKey("ChapterRevision", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    finalized_revision = models.ForeignKey(
+        "ChapterRevision", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     finalized_at = models.DateTimeField(null=True, blank=True)
     finalize_count = models.PositiveIntegerField(default=0)
     # Set when an earlier chapter was re-finalized after this one was finalized.
@@ -138,8 +159,13 @@ class ChapterRevision(models.Model):
     text = models.TextField()
     source = models.CharField(max_length=10, choices=RevisionSource.choices)
     model_label = models.CharField(max_length=100, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"revision {self.pk} of chapter {self.chapter_id} ({self.source})"

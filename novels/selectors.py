@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
 from novels.models import Chapter, Membership, Novel
 
 
-def novel_list_for(*, user: AbstractBaseUser) -> QuerySet[Novel]:
+def novel_list_for(*, user: User) -> QuerySet[Novel]:
     return Novel.objects.filter(memberships__user=user).distinct()
 
 

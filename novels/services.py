@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -18,7 +18,7 @@ def novel_detect_language(*, title: str, premise: str) -> str:
 @transaction.atomic
 def novel_create(
     *,
-    owner: AbstractBaseUser,
+    owner: User,
     title: str,
     premise: str = "",
     genre: str = "",

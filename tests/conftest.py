@@ -3,10 +3,9 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
+from tests.fakeopenai import fake_openai, llm_worker_env, use_fake_openai  # noqa: F401  (fixtures)
 from tests.services import REQUIRE, database_vendor, redis_available
 from tests.worker import celery_worker  # noqa: F401  (fixture)
-
-pytest_plugins: list[str] = []
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -7,8 +7,6 @@ from typing import Any
 
 import pytest
 
-from tests.fakeopenai import fake_openai, llm_worker_env, use_fake_openai  # noqa: F401  (fixtures)
-
 STALE_SECONDS = 4
 
 

@@ -2,8 +2,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fakeopenai import fake_openai, llm_worker_env, use_fake_openai  # noqa: F401  (fixtures)
-
 
 @pytest.fixture
 def novel(db):

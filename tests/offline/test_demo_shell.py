@@ -31,7 +31,6 @@ def test_demo_model_plans_and_writes_through_the_worker(members, offline, celery
     assert all(c.model_label == "demo" for c in BlueprintCard.objects.filter(novel=novel))
     out = StringIO()
     call_command("write_chapters", novel=novel.pk, end=4, worker=True, stdout=out)
-    print(out.getvalue()); print(celery_worker.output()[-3000:])
     assert Chapter.objects.filter(novel=novel, status=ChapterStatus.FINALIZED).count() == 4
     assert ChapterSummary.objects.filter(novel=novel).count() == 4
     assert "the offline DEMO model" in out.getvalue()

@@ -47,6 +47,7 @@ def test_editing_the_text_saves_a_manual_revision(book):
     client_for(book.editor).post(url, {"text": "The lamp flickered."})
     assert Chapter.objects.get(pk=book.chapter.pk).text == "The lamp flickered."
     revision = ChapterRevision.objects.filter(chapter=book.chapter).first()
+    assert revision is not None
     assert (revision.source, revision.created_by) == ("manual", book.editor)
 
 

@@ -12,7 +12,12 @@ from django.core.management.base import BaseCommand, CommandError
 
 from generation.llm import llm_for
 from generation.models import GenerationJob, JobStatus
-from generation.planning import ARCHITECTURE_STEPS, BLUEPRINT_WINDOW, architecture_step_request, blueprint_window_request
+from generation.planning import (
+    ARCHITECTURE_STEPS,
+    BLUEPRINT_WINDOW,
+    architecture_step_request,
+    blueprint_window_request,
+)
 from generation.runner import job_run_and_wait
 from novels.models import Architecture, BlueprintCard, Novel
 from novels.services import novel_create
@@ -30,7 +35,9 @@ class Command(BaseCommand):
         parser.add_argument("--chapters", type=int, default=60, help="Target chapter count of a new novel.")
         parser.add_argument("--owner", default="admin", help="Username owning a new novel.")
         parser.add_argument("--windows", type=int, default=1, help="How many 25-chapter blueprint windows to plan.")
-        parser.add_argument("--worker", action="store_true", help="Run through the Celery worker instead of in this process.")
+        parser.add_argument(
+            "--worker", action="store_true", help="Run through the Celery worker instead of in this process."
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         novel = self._novel(opts)
@@ -42,19 +49,28 @@ class Command(BaseCommand):
             if getattr(architecture, part).strip():
                 self.stdout.write(f"  {part}: already written, kept")
                 continue
-            self._run(architecture_step_request(novel=novel, part=part, enqueue=opts["worker"])[0], opts, f"architecture: {part}")
+            self._run(
+                architecture_step_request(novel=novel, part=part, enqueue=opts["worker"])[0],
+                opts,
+                f"architecture: {part}",
+            )
         for i in range(opts["windows"]):
             start = i * BLUEPRINT_WINDOW + 1
             if start > novel.target_chapters:
                 break
-            self._run(blueprint_window_request(novel=novel, start=start, enqueue=opts["worker"])[0], opts, f"blueprint window from {start}")
+            self._run(
+                blueprint_window_request(novel=novel, start=start, enqueue=opts["worker"])[0],
+                opts,
+                f"blueprint window from {start}",
+            )
         architecture.refresh_from_db()
         for part in ARCHITECTURE_STEPS:
             self.stdout.write(f"\n== {part} ==\n{getattr(architecture, part)[:600]}")
         self.stdout.write("\n== blueprint ==")
         for card in BlueprintCard.objects.filter(novel=novel).order_by("number"):
             ops = ", ".join(f"{op.get('op')} {op.get('thread', '')}".strip() for op in card.foreshadowing)
-            self.stdout.write(f"{card.number:>4}. {card.title}  [suspense {card.suspense_density}, twist {card.cognitive_twist}] {ops}")
+            marks = f"[suspense {card.suspense_density}, twist {card.cognitive_twist}]"
+            self.stdout.write(f"{card.number:>4}. {card.title}  {marks} {ops}")
 
     def _novel(self, opts: dict[str, Any]) -> Novel:
         if opts["novel"]:
@@ -68,8 +84,12 @@ class Command(BaseCommand):
         if owner is None:
             raise CommandError(f"No user '{opts['owner']}'; run `manage.py ensure_admin` or pass --owner.")
         return novel_create(
-            owner=owner, title=opts["title"], premise=opts["premise"], genre=opts["genre"],
-            language=opts["language"], target_chapters=opts["chapters"],
+            owner=owner,
+            title=opts["title"],
+            premise=opts["premise"],
+            genre=opts["genre"],
+            language=opts["language"],
+            target_chapters=opts["chapters"],
         )
 
     def _run(self, job: GenerationJob, opts: dict[str, Any], label: str) -> None:

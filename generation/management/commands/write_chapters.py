@@ -25,18 +25,28 @@ class Command(BaseCommand):
         parser.add_argument("--to", dest="end", type=int, required=True)
         parser.add_argument("--token-cap", type=int, default=0)
         parser.add_argument("--cost-cap", type=float, default=0.0)
-        parser.add_argument("--worker", action="store_true", help="Run through the Celery worker instead of in this process.")
+        parser.add_argument(
+            "--worker", action="store_true", help="Run through the Celery worker instead of in this process."
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         novel = Novel.objects.filter(pk=opts["novel"]).first()
         if novel is None:
             raise CommandError(f"No novel with id {opts['novel']}.")
         llm = llm_for(novel)
-        self.stdout.write(f"Writing chapters {opts['start']}–{opts['end']} of “{novel.title}” with "
-                          + ("the offline DEMO model" if llm.is_demo else llm.model_for("writer")))
+        self.stdout.write(
+            f"Writing chapters {opts['start']}–{opts['end']} of “{novel.title}” with "
+            + ("the offline DEMO model" if llm.is_demo else llm.model_for("writer"))
+        )
         try:
-            job, created = autopilot_request(novel=novel, start=opts["start"], end=opts["end"],
-                                       token_cap=opts["token_cap"], cost_cap=opts["cost_cap"], enqueue=opts["worker"])
+            job, created = autopilot_request(
+                novel=novel,
+                start=opts["start"],
+                end=opts["end"],
+                token_cap=opts["token_cap"],
+                cost_cap=opts["cost_cap"],
+                enqueue=opts["worker"],
+            )
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from exc
         if not created and job.status == JobStatus.PAUSED:
@@ -53,6 +63,10 @@ class Command(BaseCommand):
         elif done.status != JobStatus.SUCCEEDED:
             raise CommandError(f"Autopilot failed: {done.error}")
         summaries = dict(ChapterSummary.objects.filter(novel=novel).values_list("chapter", "skeleton"))
-        for chapter in Chapter.objects.filter(novel=novel, number__gte=opts["start"], number__lte=opts["end"]).order_by("number"):
-            self.stdout.write(f"{chapter.number:>4}. [{chapter.status}] {chapter.title} — {summaries.get(chapter.number, '')}")
+        for chapter in Chapter.objects.filter(novel=novel, number__gte=opts["start"], number__lte=opts["end"]).order_by(
+            "number"
+        ):
+            self.stdout.write(
+                f"{chapter.number:>4}. [{chapter.status}] {chapter.title} — {summaries.get(chapter.number, '')}"
+            )
         self.stdout.write(f"Tokens used: {done.result.get('tokens_used', 0)}")

@@ -39,12 +39,25 @@ class Command(BaseCommand):
         checkpoints = [10, 50, 100, 120] if quick else [10, 100, 500, 1000]
         prompt_at = [20, chapters]
         owner, _ = get_user_model().objects.get_or_create(username="bench")
-        out: dict[str, Any] = {"machine": _machine(), "quick": quick, "chapters": chapters, "repeats": repeats, "books": {}}
-        created = []
+        out: dict[str, Any] = {
+            "machine": _machine(),
+            "quick": quick,
+            "chapters": chapters,
+            "repeats": repeats,
+            "books": {},
+        }
+        created: list[Any] = []
         try:
             for language in ("en", "zh"):
-                out["books"][language] = book = self._book(owner=owner, language=language, chapters=chapters, checkpoints=checkpoints,
-                                                            prompt_at=prompt_at, repeats=repeats, created=created)
+                out["books"][language] = book = self._book(
+                    owner=owner,
+                    language=language,
+                    chapters=chapters,
+                    checkpoints=checkpoints,
+                    prompt_at=prompt_at,
+                    repeats=repeats,
+                    created=created,
+                )
                 self._print_book(language, book)
             out["vector_search"] = [bench_vector_search(n_rows=2000, dim=1536, repeats=repeats * 2, seed=0)]
             if not quick:
@@ -66,12 +79,23 @@ class Command(BaseCommand):
             Path(opts["json_path"]).write_text(json.dumps(out, indent=2, ensure_ascii=False, default=str))
             self.stdout.write(f"\nFigures written to {opts['json_path']}")
 
-    def _book(self, *, owner: Any, language: str, chapters: int, checkpoints: list[int], prompt_at: list[int], repeats: int,
-              created: list[Any]) -> dict[str, Any]:
+    def _book(
+        self,
+        *,
+        owner: Any,
+        language: str,
+        chapters: int,
+        checkpoints: list[int],
+        prompt_at: list[int],
+        repeats: int,
+        created: list[Any],
+    ) -> dict[str, Any]:
         from memory.synthetic import synthetic_book_build
 
         start = time.perf_counter()
-        book = synthetic_book_build(owner=owner, chapters=chapters, language=language, seed=7, title=f"bench-{language}")
+        book = synthetic_book_build(
+            owner=owner, chapters=chapters, language=language, seed=7, title=f"bench-{language}"
+        )
         build_s = time.perf_counter() - start
         created.append(book.novel)
         novel = book.novel
@@ -94,40 +118,100 @@ class Command(BaseCommand):
             self.stdout.write("  ".join(str(c).rjust(w) for c, w in zip(row, widths, strict=False)))
 
     def _print_book(self, language: str, book: dict[str, Any]) -> None:
-        self.stdout.write(f"\n=== {language} synthetic book (built in {book['build_seconds']} s, {connection.vendor}) ===")
-        self._table("1. memory block (tokens)", ["chapter", "budgeted", "everything", "ratio"],
-                    [[r["chapter"], r["budgeted_tokens"], r["full_tokens"], r["ratio_full_to_budgeted"]] for r in book["memory_size"]])
-        self._table("2. whole prompt per call (tokens)", ["chapter", "draft", "review", "fin.summary", "fin.extract", "total"],
-                    [[r["chapter"], r["draft"], r["review"], r["finalize_summary"], r["finalize_extract"], r["total"]] for r in book["prompt_sizes"]])
+        self.stdout.write(
+            f"\n=== {language} synthetic book (built in {book['build_seconds']} s, {connection.vendor}) ==="
+        )
+        self._table(
+            "1. memory block (tokens)",
+            ["chapter", "budgeted", "everything", "ratio"],
+            [
+                [r["chapter"], r["budgeted_tokens"], r["full_tokens"], r["ratio_full_to_budgeted"]]
+                for r in book["memory_size"]
+            ],
+        )
+        self._table(
+            "2. whole prompt per call (tokens)",
+            ["chapter", "draft", "review", "fin.summary", "fin.extract", "total"],
+            [
+                [r["chapter"], r["draft"], r["review"], r["finalize_summary"], r["finalize_extract"], r["total"]]
+                for r in book["prompt_sizes"]
+            ],
+        )
         a = book["assembly"]
         ratio = round(a[-1]["median_ms"] / max(1e-9, a[0]["median_ms"]), 2)
-        self._table(f"3. context assembly (ratio last/first {ratio})", ["chapter", "queries", "cold ms", "median ms", "min", "max"],
-                    [[r["chapter"], r["queries"], r["cold_ms"], r["median_ms"], r["min_ms"], r["max_ms"]] for r in a])
+        self._table(
+            f"3. context assembly (ratio last/first {ratio})",
+            ["chapter", "queries", "cold ms", "median ms", "min", "max"],
+            [[r["chapter"], r["queries"], r["cold_ms"], r["median_ms"], r["min_ms"], r["max_ms"]] for r in a],
+        )
         book["assembly_ratio"] = ratio
         r = book["retrieval"]
-        self._table("4. retrieval over every passage", ["passages", "median ms", "min", "max", "recall"],
-                    [[r["passages"], r["median_ms"], r["min_ms"], r["max_ms"], r["recall"]]])
+        self._table(
+            "4. retrieval over every passage",
+            ["passages", "median ms", "min", "max", "recall"],
+            [[r["passages"], r["median_ms"], r["min_ms"], r["max_ms"], r["recall"]]],
+        )
         f = book["finalize"]
-        self._table(f"6. finalize at chapter {f['chapter']} (model time excluded)", ["what", "median ms", "min", "max"],
-                    [["write transaction", f["write"]["median_ms"], f["write"]["min_ms"], f["write"]["max_ms"]],
-                     ["re-finalize", f["refinalize"]["median_ms"], f["refinalize"]["min_ms"], f["refinalize"]["max_ms"]],
-                     [f"cascade x{f['cascade_chapters']}", f["cascade"]["median_ms"], f["cascade"]["min_ms"], f["cascade"]["max_ms"]]])
+        self._table(
+            f"6. finalize at chapter {f['chapter']} (model time excluded)",
+            ["what", "median ms", "min", "max"],
+            [
+                ["write transaction", f["write"]["median_ms"], f["write"]["min_ms"], f["write"]["max_ms"]],
+                ["re-finalize", f["refinalize"]["median_ms"], f["refinalize"]["min_ms"], f["refinalize"]["max_ms"]],
+                [
+                    f"cascade x{f['cascade_chapters']}",
+                    f["cascade"]["median_ms"],
+                    f["cascade"]["min_ms"],
+                    f["cascade"]["max_ms"],
+                ],
+            ],
+        )
 
     def _print_vectors(self, rows: list[dict[str, Any]]) -> None:
-        self._table("5. vector search (ms per query)", ["rows", "dim", "numpy median", "python median", "ratio", "same rows+order"],
-                    [[r["n_rows"], r["dim"], r["numpy"]["median_ms"], r["python"]["median_ms"],
-                      round(r["python"]["median_ms"] / max(1e-9, r["numpy"]["median_ms"]), 1), r["same_rows_and_order"]] for r in rows])
+        self._table(
+            "5. vector search (ms per query)",
+            ["rows", "dim", "numpy median", "python median", "ratio", "same rows+order"],
+            [
+                [
+                    r["n_rows"],
+                    r["dim"],
+                    r["numpy"]["median_ms"],
+                    r["python"]["median_ms"],
+                    round(r["python"]["median_ms"] / max(1e-9, r["numpy"]["median_ms"]), 1),
+                    r["same_rows_and_order"],
+                ]
+                for r in rows
+            ],
+        )
 
     def _print_import(self, rows: list[dict[str, Any]]) -> None:
-        self._table("7. import (model time excluded)", ["file", "chapters", "split ms", "index ms", "store ms", "chapters/s"],
-                    [[r["file"], r["chapters"], r["split"]["median_ms"], r["index"]["median_ms"], r["store_ms"], r["chapters_per_second"]] for r in rows])
+        self._table(
+            "7. import (model time excluded)",
+            ["file", "chapters", "split ms", "index ms", "store ms", "chapters/s"],
+            [
+                [
+                    r["file"],
+                    r["chapters"],
+                    r["split"]["median_ms"],
+                    r["index"]["median_ms"],
+                    r["store_ms"],
+                    r["chapters_per_second"],
+                ]
+                for r in rows
+            ],
+        )
 
 
 def _machine() -> dict[str, Any]:
     import os
 
-    return {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
-            "database": connection.vendor, "database_version": _db_version()}
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "database": connection.vendor,
+        "database_version": _db_version(),
+    }
 
 
 def _db_version() -> str:

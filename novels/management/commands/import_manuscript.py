@@ -22,7 +22,8 @@ class Command(BaseCommand):
         parser.add_argument("--title", default=None, help="Title of the new novel; the file name when omitted.")
         parser.add_argument("--novel", type=int, default=None, help="Import into this existing novel instead.")
         parser.add_argument(
-            "--build-memory", action="store_true",
+            "--build-memory",
+            action="store_true",
             help="Then build the book's memory by finalizing the chapters in order (one resumable job).",
         )
         parser.add_argument("--worker", action="store_true", help="With --build-memory: run through the Celery worker.")
@@ -75,5 +76,9 @@ class Command(BaseCommand):
 
         done = job_run_and_wait(job=job, via_worker=via_worker, on_progress=show)
         if done.status != JobStatus.SUCCEEDED:
-            raise CommandError(f"Building memory stopped: {done.error or done.status}. Run the command again to resume.")
-        self.stdout.write(f"Memory built: {done.progress} chapters finalized, {done.tokens_in + done.tokens_out} tokens.")
+            raise CommandError(
+                f"Building memory stopped: {done.error or done.status}. Run the command again to resume."
+            )
+        self.stdout.write(
+            f"Memory built: {done.progress} chapters finalized, {done.tokens_in + done.tokens_out} tokens."
+        )
