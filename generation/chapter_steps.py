@@ -7,6 +7,7 @@ the job done, so a crash at any point leaves the chapter exactly as before."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -22,6 +23,8 @@ from generation.planning import blueprint_plan_next_if_due, card_as_context
 from generation.review_checks import deterministic_findings
 from generation.schemas import ExtractionOut, ReviewOut, SummaryOut
 from novels.models import BlueprintCard, Chapter, ChapterRevision, ChapterStatus, Novel, RevisionSource
+
+logger = logging.getLogger(__name__)
 
 FINALIZE_KINDS = (JobKind.FINALIZE, JobKind.REFINALIZE)
 
@@ -142,7 +145,9 @@ def draft_prompt_context(*, novel: Novel, number: int) -> tuple[dict[str, Any], 
     """The writer's context for chapter N (also the reviewer's, with the text added)."""
     from memory.context import context_assemble
 
-    assembled = context_assemble(novel=novel, chapter_number=number)
+    assembled = context_assemble(
+        novel=novel, chapter_number=number, query_vector=_query_vector(novel=novel, number=number)
+    )
     cards = {c["number"]: c for c in assembled.cards}
     context = {
         "chapter_number": number,
@@ -155,6 +160,48 @@ def draft_prompt_context(*, novel: Novel, number: int) -> tuple[dict[str, Any], 
         "target_length": novel.target_chapter_length,
     }
     return context, assembled
+
+
+def _query_vector(*, novel: Novel, number: int) -> list[float] | None:
+    """With an embedding model configured, retrieval also ranks by similarity to the card
+    and the previous chapter's ending; a failing embedding call falls back to the
+    deterministic score rather than failing the draft."""
+    if not novel.embedding_model or number <= 1:
+        return None
+    from memory.core.vector import decode_vector
+
+    card = BlueprintCard.objects.filter(novel=novel, number=number).first()
+    previous = Chapter.objects.filter(novel=novel, number=number - 1).values_list("text", flat=True).first() or ""
+    query = "\n".join(filter(None, [card.title if card else "", card.brief if card else "", previous[-800:]]))
+    try:
+        vectors = llm_for(novel).embed(texts=[query])
+    except LLMError:
+        logger.warning("embedding the retrieval query of chapter %s failed; deterministic retrieval only", number)
+        return None
+    return decode_vector(vectors[0]) if vectors else None
+
+
+def _embed_passages(*, novel: Novel, chapter_number: int, job_id: int) -> int:
+    """Embed the chapter's new passages (after the write: an embedding failure must not
+    undo a finalization; those passages are then recalled deterministically)."""
+    from memory.models import Passage
+
+    if not novel.embedding_model:
+        return 0
+    rows = list(Passage.objects.filter(novel=novel, chapter=chapter_number, embedding="").order_by("ordinal"))
+    if not rows:
+        return 0
+    try:
+        vectors = llm_for(novel).embed(texts=[r.text for r in rows], job_id=job_id)
+    except LLMError:
+        logger.warning("embedding chapter %s's passages failed; they stay deterministic-only", chapter_number)
+        return 0
+    if not vectors:
+        return 0
+    for row, vector in zip(rows, vectors, strict=False):
+        row.embedding, row.embedding_model = vector, novel.embedding_model
+    Passage.objects.bulk_update(rows, ["embedding", "embedding_model"])
+    return len(rows)
 
 
 def _character_lines(characters: list[dict[str, Any]]) -> str:
@@ -320,6 +367,7 @@ def _run_finalize(job: GenerationJob) -> None:
         return
     memory_input = _finalize_model_calls(job=job, novel=novel, chapter=chapter)
     finalize_write(job=job, novel=novel, chapter_number=chapter.number, memory_input=memory_input)
+    _embed_passages(novel=novel, chapter_number=chapter.number, job_id=job.pk)
     blueprint_plan_next_if_due(novel=novel)
 
 
@@ -366,11 +414,19 @@ def finalize_write(
     *, job: GenerationJob, novel: Novel, chapter_number: int, memory_input: dict[str, Any], cascade: bool = False
 ) -> dict[str, Any]:
     """One transaction: memory write-back, the chapter's status, stale flags, the job's success."""
+    from memory.models import Passage
     from memory.services import chapter_memory_write, chapters_after
 
     with transaction.atomic():
         chapter = Chapter.objects.select_for_update().get(novel=novel, number=chapter_number)
         was_finalized = chapter.status == ChapterStatus.FINALIZED
+        # Passages are rewritten with the chapter's memory; an unchanged passage keeps its
+        # vector, so a cascade needs no embedding calls.
+        vectors = dict(
+            Passage.objects.filter(novel=novel, chapter=chapter_number)
+            .exclude(embedding="")
+            .values_list("text", "embedding")
+        )
         report = chapter_memory_write(
             novel=novel,
             chapter_number=chapter_number,
@@ -379,6 +435,11 @@ def finalize_write(
             extraction=ExtractionOut.model_validate(memory_input["extraction"]),
             known_thread_ids=list(memory_input.get("known_thread_ids", [])),
         )
+        if vectors:
+            kept = list(Passage.objects.filter(novel=novel, chapter=chapter_number, text__in=list(vectors)))
+            for row in kept:
+                row.embedding, row.embedding_model = vectors[row.text], novel.embedding_model
+            Passage.objects.bulk_update(kept, ["embedding", "embedding_model"])
         fault_point("finalize_write")
         chapter.status = ChapterStatus.FINALIZED
         chapter.finalized_revision_id = memory_input.get("revision_id") or _latest_revision_id(chapter)
@@ -413,9 +474,7 @@ def _report_dict(report: Any) -> dict[str, Any]:
 # --- cascade ------------------------------------------------------------------------------
 
 
-def cascade_request(
-    *, novel: Novel, user: User | None = None, enqueue: bool = True
-) -> tuple[GenerationJob, bool]:
+def cascade_request(*, novel: Novel, user: User | None = None, enqueue: bool = True) -> tuple[GenerationJob, bool]:
     return job_request(novel=novel, kind=JobKind.CASCADE, user=user, enqueue=enqueue)
 
 

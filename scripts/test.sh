@@ -23,7 +23,9 @@ if [ -z "${REDIS_URL:-}" ] && answers 127.0.0.1 6379; then
   export REDIS_URL="redis://127.0.0.1:6379/15"
 fi
 
-echo "== suite 1: database ${DATABASE_URL:+PostgreSQL at ${DATABASE_URL}}${DATABASE_URL:-SQLite (embedded)}, broker ${REDIS_URL:+Redis at ${REDIS_URL}}${REDIS_URL:-filesystem (embedded)}"
+db="SQLite (embedded)"; [ -n "${DATABASE_URL:-}" ] && db="$DATABASE_URL"
+broker="filesystem (embedded)"; [ -n "${REDIS_URL:-}" ] && broker="Redis at $REDIS_URL"
+echo "== suite 1: database $db, broker $broker"
 "$PY" -m pytest "$@"
 
 # The embedded defaults get their own run: the worker and offline tests must

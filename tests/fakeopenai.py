@@ -19,7 +19,7 @@ import json
 import struct
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -76,6 +76,7 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.requests: list[Recorded] = []
         self._queue: list[Reply] = []
+        self._task_overrides: dict[str, Callable[[dict[str, Any], str], str | None]] = {}
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
@@ -108,6 +109,10 @@ class FakeOpenAI:
         with self._lock:
             return len(self._queue)
 
+    def on_task(self, task: str, respond: Callable[[dict[str, Any], str], str | None]) -> None:
+        """Answer one task's requests with respond(context, default_answer); None keeps the default."""
+        self._task_overrides[task] = respond
+
     def chat_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.path == "chat"]
 
@@ -131,14 +136,19 @@ def _estimate(text: str) -> int:
     return estimate_tokens(text)
 
 
-def _default_content(body: dict[str, Any]) -> str:
+def _default_content(body: dict[str, Any], overrides: dict[str, Any] | None = None) -> str:
     task = body.get("inkstone_task")
     if task:
         from generation.llm.demo import demo_respond
 
-        return demo_respond(
-            str(task), dict(body.get("inkstone_context") or {}), str(body.get("inkstone_language") or "en")
-        )
+        context = dict(body.get("inkstone_context") or {})
+        answer = demo_respond(str(task), context, str(body.get("inkstone_language") or "en"))
+        override = (overrides or {}).get(str(task))
+        if override is not None:
+            replaced = override(context, answer)
+            if replaced is not None:
+                return str(replaced)
+        return answer
     return "OK"
 
 
@@ -201,7 +211,7 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
         def _chat(self, body: dict[str, Any], reply: Reply) -> None:
-            content = reply.content if reply.content is not None else _default_content(body)
+            content = reply.content if reply.content is not None else _default_content(body, fake._task_overrides)
             payload: dict[str, Any] = {
                 "id": "chatcmpl-fake",
                 "object": "chat.completion",
@@ -216,7 +226,7 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             self._json(200, payload)
 
         def _stream(self, body: dict[str, Any], reply: Reply) -> None:
-            content = reply.content if reply.content is not None else _default_content(body)
+            content = reply.content if reply.content is not None else _default_content(body, fake._task_overrides)
             pieces = reply.chunks if reply.chunks is not None else _split(content)
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")

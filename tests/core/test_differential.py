@@ -56,7 +56,8 @@ def test_fit_sections_agrees_when_the_skeleton_fits_its_share(items, total):
     skeleton_cost = sum(budget.estimate_tokens(t) for t in items["skeleton"])
     if skeleton_cost > budget.allocate(total)["skeleton"]:
         items = {**items, "skeleton": []}
-    ours = budget.fit_sections(*(budget.SectionInput(items[n], str) for n in budget.SECTION_NAMES), total=total)
+    entity, recent, skeleton, retrieval = (budget.SectionInput(items[n], str) for n in budget.SECTION_NAMES)
+    ours = budget.fit_sections(entity, recent, skeleton, retrieval, total=total)
     ref = lm.fit_sections(*(lm.SectionInput(items[n], str) for n in budget.SECTION_NAMES), total=total)
     assert ours.used_tokens == ref.used_tokens
     for name in budget.SECTION_NAMES:

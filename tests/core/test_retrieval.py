@@ -36,7 +36,7 @@ def test_query_terms_chinese_bigrams_and_english_content_words():
     assert query_terms("dress glass houses") == {"dress", "glass", "hous"}
 
 
-def P(pid: str, chapter: int, text: str, entities: tuple[str, ...] = (), vector: str | None = None) -> Passage:
+def P(pid: object, chapter: int, text: str, entities: tuple[str, ...] = (), vector: str | None = None) -> Passage:
     return Passage(pid, chapter, text, entities, vector)
 
 
