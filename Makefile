@@ -3,35 +3,48 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUNTIME := $(VENV)/.installed-runtime
+DEV := $(VENV)/.installed-dev
 
-.PHONY: run test setup lint bench bench-quick clean
+.PHONY: run test setup lint bench bench-quick mutate clean
 
-$(STAMP): requirements.txt requirements-dev.txt
-	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
-	touch $(STAMP)
 
-setup: $(STAMP)
+$(RUNTIME): requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $(RUNTIME)
+
+$(DEV): requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $(RUNTIME) $(DEV)
+
+setup: $(RUNTIME)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py ensure_admin
 
 run: setup
 	$(BIN)/python scripts/run.py
 
-test: $(STAMP)
+test: $(DEV)
 	bash scripts/test.sh
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/mypy .
 
-bench: $(STAMP)
-	$(BIN)/python manage.py bench
+bench: $(DEV)
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py bench --json var/bench.json
 
-bench-quick: $(STAMP)
-	$(BIN)/python manage.py bench --quick
+bench-quick: $(DEV)
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py bench --quick --json var/bench-quick.json
+
+mutate: $(DEV)
+	$(BIN)/mutmut run --max-children 2
+	$(BIN)/mutmut results
 
 clean:
 	rm -rf $(VENV) var

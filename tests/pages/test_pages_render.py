@@ -62,7 +62,7 @@ def test_blueprint_page_shows_fields_and_thread_labels(book):
     Thread.objects.create(novel=book.novel, number=1, summary="Who wrote the letter?", planned=True)
     body = client_for(book.viewer).get(reverse("generation:blueprint", args=[book.novel.pk])).content.decode()
     assert "Card 1" in body and "hook the reader" in body and "3/5" in body
-    assert "T1" in body and "plant" in body
+    assert "#1" in body and "plant" in body
     assert 'class="demo-label"' in body
 
 
