@@ -16,7 +16,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from generation.faults import fault_point
-from generation.jobs import JobCancelled, JobFailed, job_handler, job_progress, job_request, job_succeed
+from generation.jobs import (
+    JobFailed,
+    job_handler,
+    job_progress,
+    job_request,
+    job_succeed,
+    job_succeed_or_stop,
+)
 from generation.llm import LLMError, llm_for
 from generation.models import GenerationJob, JobKind, ReviewFinding
 from generation.planning import blueprint_plan_next_if_due, card_as_context
@@ -272,8 +279,7 @@ def _save_generated_text(*, job: GenerationJob, text: str, source: str, model_la
             chapter.text = text
             chapter.status = ChapterStatus.DRAFTED
             chapter.save(update_fields=["text", "status", "updated_at"])
-        if not job_succeed(job_id=job.pk, result={"revision": revision.pk, "adopted": adopted, "chars": len(text)}):
-            raise JobCancelled(f"job {job.pk} was stopped before its result was saved")
+        job_succeed_or_stop(job_id=job.pk, result={"revision": revision.pk, "adopted": adopted, "chars": len(text)})
 
 
 # --- review and revise ----------------------------------------------------------------------
@@ -329,8 +335,7 @@ def _run_review(job: GenerationJob) -> None:
         ReviewFinding.objects.bulk_create(rows)
         Chapter.objects.filter(pk=chapter.pk, status=ChapterStatus.DRAFTED).update(status=ChapterStatus.REVIEWED)
         critical = sum(1 for r in rows if r.severity == "critical")
-        if not job_succeed(job_id=job.pk, result={"findings": len(rows), "critical": critical}):
-            raise JobCancelled(f"job {job.pk} was stopped before its result was saved")
+        job_succeed_or_stop(job_id=job.pk, result={"findings": len(rows), "critical": critical})
 
 
 @job_handler(JobKind.REVISE)
@@ -458,8 +463,8 @@ def finalize_write(
             "stale_marked": stale,
             "refinalized": was_finalized,
         }
-        if not cascade and not job_succeed(job_id=job.pk, result=result):
-            raise JobCancelled(f"job {job.pk} was stopped before memory was written")
+        if not cascade:
+            job_succeed_or_stop(job_id=job.pk, result=result)
     return result
 
 

@@ -162,6 +162,13 @@ def job_succeed(*, job_id: int, result: dict[str, Any] | None = None) -> bool:
     return GenerationJob.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(**fields) == 1
 
 
+def job_succeed_or_stop(*, job_id: int, result: dict[str, Any] | None = None) -> None:
+    """Inside the step's write transaction: mark the job done, or roll the writes back
+    (JobCancelled) when someone paused or cancelled it meanwhile."""
+    if not job_succeed(job_id=job_id, result=result):
+        raise JobCancelled(f"job {job_id} was stopped before its result was saved")
+
+
 def job_fail(*, job_id: int, error: str) -> bool:
     return (
         GenerationJob.objects.filter(pk=job_id, status__in=[JobStatus.RUNNING, JobStatus.QUEUED]).update(

@@ -13,12 +13,13 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from generation.jobs import JobCancelled, JobFailed, job_handler, job_request, job_succeed
+from generation.jobs import JobFailed, job_handler, job_request, job_succeed, job_succeed_or_stop
 from generation.llm import LLMError, llm_for
 from generation.models import GenerationJob, JobKind
 from generation.schemas import ArchitecturePartOut, BlueprintWindowOut, CharactersOut, validate_window
 from memory.models import GlobalSummary, Thread
 from novels.models import Architecture, BlueprintCard, Chapter, ChapterStatus, Novel
+from novels.selectors import card_as_dict
 
 ARCHITECTURE_STEPS = ("core_seed", "characters", "world", "plot_arcs")
 BLUEPRINT_WINDOW = 25
@@ -89,8 +90,7 @@ def _run_architecture_step(job: GenerationJob) -> None:
         created = 0
         if isinstance(out, CharactersOut):
             created = len(characters_create_initial(novel=novel, seeds=out.characters))
-        if not job_succeed(job_id=job.pk, result={"part": part, "characters": created, "demo": llm.is_demo}):
-            raise JobCancelled(f"job {job.pk} was stopped before its result was saved")
+        job_succeed_or_stop(job_id=job.pk, result={"part": part, "characters": created, "demo": llm.is_demo})
 
 
 # --- blueprint -------------------------------------------------------------------
@@ -229,23 +229,11 @@ def _blueprint_write(
         for c in cards:
             Chapter.objects.filter(novel=novel, number=c.number, title="").update(title=c.title)
         result = {"start": start, "end": end, "created": len(cards), "threads_linked": len(linked) if linked else 0}
-        if not job_succeed(job_id=job.pk, result=result):
-            raise JobCancelled(f"job {job.pk} was stopped before its result was saved")
+        job_succeed_or_stop(job_id=job.pk, result=result)
 
 
 def card_as_context(card: BlueprintCard | None) -> dict[str, Any] | None:
-    if card is None:
-        return None
-    return {
-        "number": card.number,
-        "title": card.title,
-        "position": card.position,
-        "core_function": card.core_function,
-        "suspense_density": card.suspense_density,
-        "foreshadowing": card.foreshadowing,
-        "cognitive_twist": card.cognitive_twist,
-        "brief": card.brief,
-    }
+    return card_as_dict(card) if card is not None else None
 
 
 def threads_open_count(*, novel: Novel) -> int:

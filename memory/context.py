@@ -42,6 +42,7 @@ from memory.selectors import (
 )
 from memory.text import alias_map, names_in
 from novels.models import Architecture, BlueprintCard, Chapter, Novel
+from novels.selectors import card_as_dict
 
 PREVIOUS_TAIL_CHARS = 800
 RECENT_CHAPTERS = 3
@@ -150,19 +151,6 @@ def retrieval_cache_clear() -> None:
 # --- rendering -----------------------------------------------------------------
 
 
-def _card_dict(card: BlueprintCard) -> dict[str, Any]:
-    return {
-        "number": card.number,
-        "title": card.title,
-        "position": card.position,
-        "core_function": card.core_function,
-        "suspense_density": card.suspense_density,
-        "foreshadowing": card.foreshadowing,
-        "cognitive_twist": card.cognitive_twist,
-        "brief": card.brief,
-    }
-
-
 def _state_line(name: str, aliases: Sequence[str], state: dict[str, Any], dead_label: str) -> str:
     head = name + (f" ({', '.join(aliases)})" if aliases else "")
     if state.get("alive") is False:
@@ -223,7 +211,7 @@ def context_assemble(
     ctx = AssembledContext(chapter_number=n, language=novel.language)
 
     cards = list(BlueprintCard.objects.filter(novel=novel, number__in=[n, n + 1]).order_by("number"))
-    ctx.cards = [_card_dict(c) for c in cards]
+    ctx.cards = [card_as_dict(c) for c in cards]
     views = live_threads(novel=novel, chapter_number=n)
     thread_labels = _ZH_THREAD_LABELS if labels is _LABELS["zh"] else ThreadLabels()
     ctx.threads_text = render_known_threads(views, thread_labels)
