@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
 from novels import selectors, services
-from novels.forms import MemberForm, NovelForm
+from novels.forms import MemberForm, NovelForm, NovelSettingsForm
 from novels.models import Membership, Role
 from novels.permissions import novel_access
 
@@ -49,7 +49,7 @@ def novel_settings(request: HttpRequest, novel_id: int) -> HttpResponse:
     access = novel_access(request, novel_id=novel_id, need=need)
     novel = access.novel
     initial = {"language": novel.language if novel.language_overridden else ""}
-    form = NovelForm(request.POST or None, instance=novel, initial=initial)
+    form = NovelSettingsForm(request.POST or None, instance=novel, initial=initial)
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
         services.novel_update(novel=novel, **data)
@@ -74,7 +74,7 @@ def member_set(request: HttpRequest, novel_id: int) -> HttpResponse:
     else:
         error = "Give a username and a role."
     if error:
-        context = {"novel": access.novel, "access": access, "form": NovelForm(instance=access.novel),
+        context = {"novel": access.novel, "access": access, "form": NovelSettingsForm(instance=access.novel),
                    "member_form": form, "members": selectors.novel_members(novel=access.novel), "member_error": error}
         return render(request, "novels/settings.html", context, status=400)
     return redirect("novels:settings", novel_id=novel_id)
