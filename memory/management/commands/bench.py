@@ -137,6 +137,7 @@ class Command(BaseCommand):
                 for r in book["prompt_sizes"]
             ],
         )
+        self._chart(book["memory_size"])
         a = book["assembly"]
         ratio = round(a[-1]["median_ms"] / max(1e-9, a[0]["median_ms"]), 2)
         self._table(
@@ -166,6 +167,16 @@ class Command(BaseCommand):
                 ],
             ],
         )
+
+    def _chart(self, rows: list[dict[str, Any]], width: int = 60) -> None:
+        """Figure 1 as a bar chart: what a budget-less tool sends against our block."""
+        top = max(max(r["full_tokens"], r["budgeted_tokens"]) for r in rows) or 1
+        self.stdout.write("\n   tokens sent with the draft (# everything in full, = Inkstone's budgeted block)")
+        for r in rows:
+            full = "#" * max(1, round(width * r["full_tokens"] / top))
+            ours = "=" * max(1, round(width * r["budgeted_tokens"] / top))
+            self.stdout.write(f"ch {r['chapter']:>5} {full} {r['full_tokens']:,}")
+            self.stdout.write(f"{'':>8} {ours} {r['budgeted_tokens']:,}")
 
     def _print_vectors(self, rows: list[dict[str, Any]]) -> None:
         self._table(
