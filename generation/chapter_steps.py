@@ -88,7 +88,7 @@ def chapter_revise_request(
 
 
 def chapter_finalize_request(
-    *, novel: Novel, number: int, user: User | None = None, enqueue: bool = True
+    *, novel: Novel, number: int, user: User | None = None, enqueue: bool = True, force: bool = False
 ) -> tuple[GenerationJob, bool]:
     chapter = _chapter(novel, number)
     if not chapter.text.strip():
@@ -103,7 +103,7 @@ def chapter_finalize_request(
         kind=JobKind.FINALIZE,
         chapter_number=number,
         step="",
-        params={"mode": kind},
+        params={"mode": kind, "force": force},
         user=user,
         enqueue=enqueue,
     )
@@ -363,10 +363,12 @@ def _run_revise(job: GenerationJob) -> None:
 def _run_finalize(job: GenerationJob) -> None:
     novel = job.novel
     chapter = Chapter.objects.get(novel=novel, number=job.chapter_number)
+    # A request for a chapter whose memory already came from this very text changes
+    # nothing (a double click, a retry); `force` is the author's explicit "do it again".
     if (
         chapter.status == ChapterStatus.FINALIZED
         and not chapter_needs_refinalize(chapter=chapter)
-        and job.params.get("mode") != JobKind.REFINALIZE
+        and not job.params.get("force")
     ):
         job_succeed(job_id=job.pk, result={"noop": "already finalized from this text"})
         return
@@ -446,6 +448,7 @@ def finalize_write(
                 row.embedding, row.embedding_model = vectors[row.text], novel.embedding_model
             Passage.objects.bulk_update(kept, ["embedding", "embedding_model"])
         fault_point("finalize_write")
+        fault_point(f"finalize_write.{chapter_number}")
         chapter.status = ChapterStatus.FINALIZED
         chapter.finalized_revision_id = memory_input.get("revision_id") or _latest_revision_id(chapter)
         chapter.finalized_at = timezone.now()
