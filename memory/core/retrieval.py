@@ -164,6 +164,182 @@ def _postings(sets: Iterable[Iterable[str]]) -> dict[str, IntArray]:
     return {term: np.asarray(ids, dtype=np.int64) for term, ids in lists.items()}
 
 
+# Code-point ranges of _DENSE_RUN, for the vectorised bigram builder.
+_DENSE_RANGES = (
+    (0x0E00, 0x0E7F),
+    (0x3040, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0xAC00, 0xD7AF),
+    (0x20000, 0x3FFFF),
+)
+# A bigram's key: first code point << 21 | second (code points are < 2**21).
+_CP_BITS = 21
+_EMPTY: IntArray = np.zeros(0, dtype=np.int64)
+
+
+def _code_points(text: str) -> npt.NDArray[np.uint32]:
+    # surrogatepass: a lone surrogate is a code point like any other (never dense).
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _dense_mask(cps: npt.NDArray[np.uint32]) -> BoolArray:
+    mask = np.zeros(cps.shape[0], dtype=bool)
+    for lo, hi in _DENSE_RANGES:
+        mask |= (cps >= lo) & (cps <= hi)
+    return mask
+
+
+def _bigram_key(term: str) -> int | None:
+    """The key of a dense character bigram (as ``query_terms`` makes them), else None."""
+    if len(term) == 2 and _DENSE_RUN.fullmatch(term):
+        return (ord(term[0]) << _CP_BITS) | ord(term[1])
+    return None
+
+
+def _distinct_pairs(ids: IntArray, owners: IntArray, n: int) -> tuple[IntArray, IntArray]:
+    """Distinct ``(id, owner)`` pairs sorted by id, then owner (owners < n)."""
+    if ids.size == 0:
+        return _EMPTY, _EMPTY
+    if (int(ids.max()) + 1) * n < 2**62:
+        # One int64 sort of id * n + owner, then drop repeats.
+        pairs = np.sort(ids * n + owners)
+        pairs = pairs[np.r_[True, pairs[1:] != pairs[:-1]]]
+        return pairs // n, pairs % n
+    order = np.lexsort((owners, ids))
+    ids, owners = ids[order], owners[order]
+    fresh = np.r_[True, (ids[1:] != ids[:-1]) | (owners[1:] != owners[:-1])]
+    return ids[fresh], owners[fresh]
+
+
+def _grouped(ids: IntArray, owners: IntArray, n: int, names: Sequence[str]) -> dict[str, IntArray]:
+    """``{names[id]: ascending distinct owners}`` for every id that occurs (id -1: none)."""
+    keep = ids >= 0
+    ids, owners = _distinct_pairs(ids[keep], owners[keep], n)
+    bounds = np.searchsorted(ids, np.arange(len(names) + 1, dtype=np.int64))
+    return {name: owners[bounds[i] : bounds[i + 1]] for i, name in enumerate(names) if bounds[i + 1] > bounds[i]}
+
+
+def _word_postings(texts: Sequence[str]) -> tuple[dict[str, IntArray], dict[str, IntArray], dict[str, IntArray]]:
+    """Postings of the Latin-script terms (as :func:`query_terms` makes them),
+    of the words as written, and of their lower-case forms, with the Python
+    work done once per distinct word rather than once per occurrence."""
+    n = len(texts)
+    flat: list[str] = []  # every word of every text
+    counts: list[int] = []
+    lowered: list[str] = []  # words of lower-cased non-ASCII texts
+    lowered_counts: list[int] = []
+    ascii_texts: list[bool] = []
+    for t in texts:
+        rest = _DENSE_RUN.sub(" ", t)
+        found = _WORD.findall(rest)
+        flat.extend(found)
+        counts.append(len(found))
+        # For ASCII text the words of rest.lower() are the lowered words of
+        # rest; elsewhere lower() can change what counts as a letter.
+        ascii_texts.append(rest.isascii())
+        more = [] if ascii_texts[-1] else _WORD.findall(rest.lower())
+        lowered.extend(more)
+        lowered_counts.append(len(more))
+    owners = np.repeat(np.arange(n, dtype=np.int64), counts)
+    vocab = list(dict.fromkeys(flat))
+    word_id = {w: i for i, w in enumerate(vocab)}
+    ids = np.fromiter(map(word_id.__getitem__, flat), dtype=np.int64, count=len(flat))
+    lower_vocab = list(dict.fromkeys(w.lower() for w in vocab))
+    lower_id = {w: i for i, w in enumerate(lower_vocab)}
+    to_lower = np.fromiter((lower_id[w.lower()] for w in vocab), dtype=np.int64, count=len(vocab))
+    lower_ids = to_lower[ids]
+
+    term_id: dict[str, int] = {}
+
+    def term_of(word: str) -> int:
+        if len(word) < 3 or word in _STOPWORDS:
+            return -1
+        return term_id.setdefault(_stem(word), len(term_id))
+
+    from_lower = np.fromiter(map(term_of, lower_vocab), dtype=np.int64, count=len(lower_vocab))
+    more_vocab = list(dict.fromkeys(lowered))
+    more_id = {w: i for i, w in enumerate(more_vocab)}
+    from_more = np.fromiter(map(term_of, more_vocab), dtype=np.int64, count=len(more_vocab))
+    more_ids = np.fromiter(map(more_id.__getitem__, lowered), dtype=np.int64, count=len(lowered))
+    on_ascii = np.asarray(ascii_texts, dtype=bool)[owners]
+    term_ids = np.concatenate([from_lower[lower_ids[on_ascii]], from_more[more_ids]])
+    term_owners = np.concatenate(
+        [owners[on_ascii], np.repeat(np.arange(n, dtype=np.int64), lowered_counts)]
+    )
+    terms = list(term_id)
+    return (
+        _grouped(term_ids, term_owners, n, terms),
+        _grouped(ids, owners, n, vocab),
+        _grouped(lower_ids, owners, n, lower_vocab),
+    )
+
+
+class _Postings:
+    """Term -> ascending passage ids. Dense bigrams live in sorted numpy
+    arrays (CSR: ``keys``, ``offsets``, ``ids``); every other term in a dict.
+    Looked up like the ``dict[str, IntArray]`` it replaces (``get``)."""
+
+    def __init__(self, keys: IntArray, offsets: IntArray, ids: IntArray, other: dict[str, IntArray]) -> None:
+        self._keys = keys
+        self._offsets = offsets
+        self._ids = ids
+        self._other = other
+
+    @classmethod
+    def build(cls, texts: Sequence[str], other: dict[str, IntArray]) -> _Postings:
+        """Distinct dense bigrams of every text, in one pass over all of them."""
+        n = len(texts)
+        # One separator (not dense) between texts, so no bigram spans two.
+        cps = _code_points("\n".join(texts))
+        owner = np.repeat(np.arange(n, dtype=np.int64), [len(t) + 1 for t in texts])[: cps.shape[0]]
+        dense = _dense_mask(cps)
+        at = np.flatnonzero(dense[:-1] & dense[1:])
+        keys = (cps[at].astype(np.int64) << _CP_BITS) | cps[at + 1].astype(np.int64)
+        keys, pids = _distinct_pairs(keys, owner[at], n)
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if keys.size else _EMPTY
+        offsets = np.append(starts, keys.shape[0]).astype(np.int64)
+        return cls(keys[starts], offsets, pids, other)
+
+    def _slot(self, key: int) -> int:
+        pos = int(np.searchsorted(self._keys, key))
+        return pos if pos < self._keys.shape[0] and int(self._keys[pos]) == key else -1
+
+    def get(self, term: str) -> IntArray | None:
+        key = _bigram_key(term)
+        if key is not None:
+            pos = self._slot(key)
+            if pos >= 0:
+                return self._ids[self._offsets[pos] : self._offsets[pos + 1]]
+        return self._other.get(term)
+
+    def __len__(self) -> int:
+        return int(self._keys.shape[0]) + len(self._other)
+
+    def gather(self, terms: Iterable[str]) -> IntArray:
+        """The posting lists of every distinct term present, concatenated."""
+        keys: list[int] = []
+        parts: list[IntArray] = []
+        for term in set(terms):
+            key = _bigram_key(term)
+            if key is not None:
+                keys.append(key)
+            elif (ids := self._other.get(term)) is not None:
+                parts.append(ids)
+        if keys and self._keys.size:
+            wanted = np.asarray(keys, dtype=np.int64)
+            pos = np.minimum(np.searchsorted(self._keys, wanted), self._keys.shape[0] - 1)
+            found = pos[self._keys[pos] == wanted]
+            starts = self._offsets[found]
+            lengths = self._offsets[found + 1] - starts
+            # Every position starts[j] .. starts[j] + lengths[j] - 1, in one array.
+            before = np.cumsum(lengths) - lengths
+            shift = np.repeat(starts - before, lengths)
+            parts.append(self._ids[shift + np.arange(shift.shape[0], dtype=np.int64)])
+        return np.concatenate(parts) if parts else _EMPTY
+
+
 def _is_dense(name: str) -> bool:
     return bool(_DENSE_RUN.fullmatch(name))
 
@@ -176,11 +352,12 @@ class RetrievalIndex:
         n = len(self.passages)
         self._chapters: IntArray = np.asarray([p.chapter for p in self.passages], dtype=np.int64).reshape(n)
         texts = [p.text or "" for p in self.passages]
-        self._terms = _postings(query_terms(t) for t in texts)
-        self._words = _postings(set(_WORD.findall(_DENSE_RUN.sub(" ", t))) for t in texts)
-        self._lower_words = _postings({w.lower() for w in _WORD.findall(_DENSE_RUN.sub(" ", t))} for t in texts)
-        # query_terms already holds every CJK bigram, so it doubles as the
-        # bigram index for names.
+        # Tokenised once: dense (CJK/Thai) bigrams vectorised over the whole
+        # book, words with Python work per distinct word.
+        latin_terms, self._words, self._lower_words = _word_postings(texts)
+        self._terms = _Postings.build(texts, latin_terms)
+        # The term postings already hold every CJK bigram, so they double as
+        # the bigram index for names.
         self._bigrams = self._terms
         self._tagged = _postings({e.casefold() for e in p.entities if e} for p in self.passages)
         with_vectors = [i for i, p in enumerate(self.passages) if p.vector]
@@ -192,7 +369,7 @@ class RetrievalIndex:
     def __len__(self) -> int:
         return len(self.passages)
 
-    def _intersect(self, postings: dict[str, IntArray], keys: Sequence[str]) -> IntArray:
+    def _intersect(self, postings: _Postings | dict[str, IntArray], keys: Sequence[str]) -> IntArray:
         found: IntArray | None = None
         for key in keys:
             ids = postings.get(key)
@@ -275,12 +452,8 @@ class RetrievalIndex:
         for mask in masks:
             hits += mask
 
-        lists = [self._terms[t] for t in query_terms(text or "") if t in self._terms]
-        overlap = (
-            np.bincount(np.concatenate(lists), minlength=n).astype(np.int64)
-            if lists
-            else np.zeros(n, dtype=np.int64)
-        )
+        matched = self._terms.gather(query_terms(text or ""))
+        overlap = np.bincount(matched, minlength=n).astype(np.int64)
         overlap_score = np.minimum(overlap, OVERLAP_CAP)
 
         similarity = np.full(n, np.nan)

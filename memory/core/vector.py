@@ -290,16 +290,16 @@ class VectorIndex(Generic[T]):
         while True:
             # Stable order: score descending, then original position.
             order = cand[np.lexsort((block.positions[cand], -approx[cand]))]
-            head = order[: limit + 1]
-            gaps = np.diff(approx[head])
-            close = np.flatnonzero(np.abs(gaps) <= eps)
-            near = np.unique(np.concatenate([head[close], head[close + 1]]))
-            if near.size == 0 or bool(exact[near].all()):
+            # Any row within eps of the k-th score could still be above it, or
+            # tie with it: all of them get the exact score (this includes the
+            # whole top k) before the order is trusted. Checking only adjacent
+            # gaps inside the first k + 1 missed a row further down whose exact
+            # score beats the k-th.
+            kth = approx[order[min(limit, order.size) - 1]]
+            near = order[approx[order] >= kth - eps]
+            if bool(exact[near].all()):
                 break
             refine(near)
-        # Report the reference's exact scores; order cannot change because
-        # rows that were not refined are more than eps apart.
-        refine(order[:limit])
         return [
             ScoredRow(row=self.rows[int(block.positions[i])], score=float(approx[i]))
             for i in order[:limit]

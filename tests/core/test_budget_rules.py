@@ -228,3 +228,74 @@ def test_fit_report_without_ids_has_only_counts():
             "retrieval": {"share": 3, "used": 0, "kept": 0, "dropped": 0, "empty": 0},
         },
     }
+
+
+# --- from the mutation run: one behaviour per test -----------------------
+
+
+class _Chapter:
+    """A row object: no ordering of its own, like a model instance."""
+
+    def __init__(self, number: int, text: str) -> None:
+        self.number, self.text = number, text
+
+    def __repr__(self) -> str:
+        return f"_Chapter({self.number})"
+
+
+def _full(tokens: int) -> SectionInput[str]:
+    """A section whose one item fills exactly ``tokens`` (no spare for top-up)."""
+    return SectionInput(["字" * tokens], str)
+
+
+def test_fit_spread_counts_blank_items_as_empty():
+    got = fit_spread(["aaaa", " ", "", "aaaa"], str, budget=1)
+    assert (got.kept, got.empty, got.dropped) == (["aaaa"], 2, 1)
+
+
+def test_section_lookup_error_names_the_section():
+    result = fit_sections(EMPTY, EMPTY, EMPTY, EMPTY)
+    with pytest.raises(KeyError, match="outline"):
+        result.section("outline")
+
+
+def test_recent_orders_row_objects_by_their_chapter_key():
+    rows = [_Chapter(n, "a" * 40) for n in (97, 99, 98, 96)]
+    sec = SectionInput(rows, lambda r: r.text, chapter=lambda r: r.number)
+    result = fit_sections(_full(13), sec, _full(8), _full(18), total=60)  # recent share 20: two rows
+    assert [r.number for r in result.recent.kept] == [98, 99]
+
+
+def test_skeleton_orders_row_objects_by_their_chapter_key():
+    rows = [_Chapter(n, "a" * 40) for n in (21, 1, 41, 11, 31)]
+    sec = SectionInput(rows, lambda r: r.text, chapter=lambda r: r.number)
+    result = fit_sections(EMPTY, EMPTY, sec, EMPTY, total=400)  # skeleton share 58: all five
+    assert [r.number for r in result.skeleton.kept] == [1, 11, 21, 31, 41]
+
+
+def test_skeleton_without_briefs_drops_a_middle_chapter_when_one_does_not_fit():
+    # Four 10-token summaries in a 30-token share: the spread keeps the last
+    # chapter (arc coverage), where a prefix would drop it.
+    sec = SectionInput([1, 11, 21, 31], lambda c: "a" * 40)
+    assert allocate(207) == {"entity": 44, "recent": 69, "skeleton": 30, "retrieval": 62}
+    result = fit_sections(_full(44), _full(69), sec, _full(62), total=207)
+    assert result.skeleton.kept == [1, 21, 31]
+    assert result.skeleton.dropped == 1
+
+
+def test_skeleton_spread_counts_blank_summaries_as_empty():
+    sec = SectionInput([1, 11, 21, 31, 41], lambda c: "" if c == 11 else "a" * 40)
+    result = fit_sections(_full(44), _full(69), sec, _full(62), total=207)
+    assert (result.skeleton.kept, result.skeleton.empty, result.skeleton.dropped) == ([1, 31, 41], 1, 1)
+
+
+def test_topup_hands_out_a_single_spare_token():
+    # Every share is filled exactly except entity's, which has one token
+    # left: recent's next one-token summary must get it.
+    ent = SectionInput(["字" * 216], str)
+    rec = SectionInput(["字" * 337, "字"], str)
+    ske = SectionInput(["字" * 145], str)
+    ret = SectionInput(["字" * 301], str)
+    result = fit_sections(ent, rec, ske, ret, total=1000)
+    assert result.recent.kept == ["字" * 337, "字"]
+    assert result.used_tokens == 1000

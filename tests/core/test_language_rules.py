@@ -144,3 +144,108 @@ def test_language_mismatch_family_form(text, char_counted, expected):
 )
 def test_language_mismatch_any_pair_of_scripts(text, language, expected):
     assert language_mismatch(text, document_language=language) is expected
+
+
+# --- from the mutation run: one behaviour per test -----------------------
+
+HEBREW = "זהו טקסט עברי ארוך על מסע הגיבור"
+HINDI = "यह नायक की यात्रा के बारे में एक लंबा हिंदी पाठ है"
+
+
+def test_script_counts_report_zero_for_a_script_not_counted():
+    from memory.core.language import ScriptCounts
+
+    assert ScriptCounts({})["Hani"] == 0
+    assert ScriptCounts({"Latn": 3}).total(("Latn", "Hani")) == 3
+
+
+@pytest.mark.parametrize(
+    ("sample", "code", "script"),
+    [
+        ("한국어 텍스트입니다", "ko", "Kore"),
+        ("これは日本語の文章です", "ja", "Jpan"),
+        (CHINESE, "zh", "Hani"),
+        ("ภาษาไทยในเมือง", "th", "Thai"),
+        (RUSSIAN, "ru", "Cyrl"),
+        (ARABIC, "ar", "Arab"),
+        (HEBREW, "he", "Hebr"),
+        (HINDI, "hi", "Deva"),
+        (GREEK, "el", "Grek"),
+        ("An English outline", "en", "Latn"),
+        ("", "en", "Latn"),
+        ("12345 !!!", "und", "Zyyy"),
+    ],
+)
+def test_every_language_hint_names_its_iso_15924_script(sample, code, script):
+    hint = resolve_language(sample)
+    assert (hint.code, hint.script) == (code, script)
+
+
+def test_greek_directive_quotes_the_sample_without_guessing_a_name():
+    assert resolve_language(GREEK).directive == resolve_language("An English outline").directive.replace(
+        "An English outline", GREEK)
+    assert "it looks like" not in resolve_language(GREEK).directive
+
+
+def test_two_stray_hangul_letters_do_not_make_chinese_korean():
+    assert resolve_language(CHINESE + "한국").code == "zh"
+
+
+def test_mostly_kana_text_with_some_hangul_is_japanese():
+    assert resolve_language("これはにほんごのぶんしょうです 한국").code == "ja"
+
+
+def test_one_hangul_letter_in_a_short_chinese_title_is_stray():
+    assert resolve_language("三国志한").code == "zh"
+
+
+def test_hangul_and_kana_tied_resolve_to_korean():
+    assert resolve_language("한국 かな中").code == "ko"
+
+
+def test_secondary_script_at_exactly_a_fifth_of_the_han_count_decides():
+    han = "中文字书写很多汉字"[:10].ljust(10, "汉")
+    assert resolve_language(han + "한국").code == "ko"  # 2 * 5 == 10
+    assert resolve_language(han + "かな").code == "ja"
+    assert resolve_language(han + "汉" + "한국").code == "zh"  # 2 * 5 < 11
+
+
+def test_a_single_letter_decides_its_script():
+    assert resolve_language("я").code == "ru"
+    assert resolve_language("ж 123").code == "ru"
+
+
+def test_tied_word_scripts_resolve_in_reference_order():
+    assert resolve_language("абв abc").code == "ru"  # Cyrillic before Latin
+    assert resolve_language("abc αβγ").code == "el"  # Greek before Latin
+
+
+@pytest.mark.parametrize("record", [ARABIC, HEBREW, HINDI], ids=["arabic", "hebrew", "devanagari"])
+def test_family_form_rejects_any_word_script_record_in_a_char_counted_book(record):
+    assert language_mismatch(record, True)
+    assert not language_mismatch(record, False)
+
+
+def test_short_latin_record_in_a_chinese_book_is_accepted():
+    assert not language_mismatch("OK fine", document_language="zh")
+
+
+def test_one_foreign_char_counted_letter_without_own_letters_is_rejected():
+    assert language_mismatch("ok 中", document_language="th")
+
+
+def test_whole_record_threshold_is_more_than_ten_foreign_letters():
+    assert not language_mismatch("abcde fghij", document_language="zh")  # 10
+    assert language_mismatch("abcde fghijk", document_language="zh")  # 11
+    assert not language_mismatch("абвгд еёжзи", document_language="en")  # 10
+    assert language_mismatch("абвгд еёжзий", document_language="en")  # 11
+
+
+def test_thai_record_quoting_a_chinese_name_is_accepted():
+    assert not language_mismatch("ภาษาไทยในเมือง 刘备", document_language="th")
+
+
+def test_chinese_record_in_a_korean_book_is_rejected_however_short():
+    assert language_mismatch("这是中文记录", document_language="ko")
+    assert language_mismatch("金", document_language="ko")
+    assert language_mismatch("한국어 텍스트", document_language="ja")

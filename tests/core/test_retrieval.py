@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -258,3 +259,131 @@ def test_chinese_first_quarter_not_recalled_on_bigrams_alone(chinese_index):
     assert all(h.chapter * 4 > 120 for h in hits)
     named = index.query(chapter=100, total_chapters=120, text=early.text, entities=["张飞"], k=200)
     assert early.passage_id in [h.passage_id for h in named]
+
+
+# --- from the mutation run: one behaviour per test -----------------------
+
+@pytest.mark.parametrize(
+    ("word", "term"),
+    [
+        ("ties", "tie"), ("flies", "fly"), ("countries", "country"),  # -ies needs 5+ letters
+        ("gas", "gas"), ("dogs", "dog"),  # -s needs 4+ letters
+        ("census", "census"), ("analysis", "analysis"), ("glass", "glass"),  # -us, -is, -ss kept
+        ("thing", "thing"), ("riding", "rid"),  # -ing needs 6+ letters
+        ("shed", "shed"), ("cared", "car"),  # -ed needs 5+ letters
+        ("cake", "cake"), ("stone", "ston"),  # -e needs 5+ letters
+        ("war", "war"),  # three letters is a content word
+    ],
+)
+def test_suffix_folding_length_guards(word, term):
+    assert query_terms(word) == {term}
+
+
+def test_dense_runs_separate_adjacent_latin_words():
+    assert query_terms("Liu刘备Bei") == {"liu", "bei", "刘备"}
+
+
+def test_chinese_name_needs_its_characters_adjacent_not_just_its_bigrams():
+    index = RetrievalIndex([P("split", 50, "诸葛瑾与葛亮"), P("whole", 51, "诸葛亮"), P("three", 52, "诸葛瑾说葛亮来了")])
+    assert q(index, entities=["诸葛亮"], min_score=3) == ["whole"]
+    assert q(index, entities=["刘关张"], min_score=3) == []
+
+
+def test_name_mixing_latin_and_chinese_is_found_as_written():
+    index = RetrievalIndex([P("p", 50, "他叫Liu刘备"), P("q", 51, "Liu and 刘备")])
+    assert q(index, entities=["Liu刘备"], min_score=3) == ["p"]
+
+
+def test_latin_name_directly_followed_by_chinese_is_found():
+    index = RetrievalIndex([P("p", 50, "Darcy说了很多话"), P("q", 51, "没有名字")])
+    assert q(index, entities=["Darcy"], min_score=3) == ["p"]
+
+
+def test_multi_word_capitalised_name_is_verified_case_sensitively():
+    index = RetrievalIndex([P("p", 50, "the mr. darcy of gossip, and later Mr Bennet met Darcy")])
+    assert q(index, entities=["Mr. Darcy"], min_score=3) == []
+
+
+def test_blank_alias_does_not_hide_the_next_alias():
+    index = RetrievalIndex([P("p", 50, "Lizzy walked")])
+    assert q(index, entities=[("  ", "Lizzy")], min_score=3) == ["p"]
+
+
+def test_negative_k_returns_nothing():
+    text = "lantern harbour midnight smuggler ledger quay"
+    index = RetrievalIndex([P("a", 50, text), P("b", 51, text)])
+    assert q(index, text=text, k=-1) == []
+
+
+def test_k_of_one_returns_the_best_hit():
+    text = "lantern harbour midnight smuggler ledger quay"
+    index = RetrievalIndex([P("a", 50, text), P("b", 51, text)])
+    assert q(index, text=text, k=1) == ["b"]
+
+
+def test_a_name_repeated_after_another_still_counts_once():
+    index = RetrievalIndex([P("p", 50, "Bob and Alice")])
+    hit = index.query(chapter=100, total_chapters=100, text="", entities=["Bob", "Alice", "Bob"])[0]
+    assert (hit.matched_entities, hit.entity_score) == (("Bob", "Alice"), 6)
+
+
+def test_query_without_vector_ignores_passage_vectors():
+    index = RetrievalIndex([P("p", 50, "Bob lantern harbour midnight", vector=encode_vector([1.0, 0.0]))])
+    (hit,) = index.query(chapter=100, total_chapters=100, text="lantern harbour midnight", entities=["Bob"])
+    assert (hit.vector_similarity, hit.vector_bonus, hit.score) == (None, 0, 6)
+
+
+def test_query_vector_without_passage_vectors_adds_nothing():
+    index = RetrievalIndex([P("p", 50, "Bob lantern harbour midnight")])
+    (hit,) = index.query(chapter=100, total_chapters=100, text="lantern harbour midnight", entities=["Bob"],
+                         query_vector=[1.0, 0.0])
+    assert (hit.vector_similarity, hit.vector_bonus, hit.score) == (None, 0, 6)
+
+
+def test_vector_similarity_is_reported_to_six_decimals():
+    index = RetrievalIndex([P("p", 50, "Bob lantern harbour midnight", vector=encode_vector([1.0, 0.0]))])
+    (hit,) = index.query(chapter=100, total_chapters=100, text="lantern harbour midnight", entities=["Bob"],
+                         query_vector=[0.123456789, 1.0])
+    cosine = 0.123456789 / math.hypot(0.123456789, 1.0)
+    assert hit.vector_similarity == round(cosine, 6)
+
+
+def test_passages_without_vectors_get_no_bonus_at_any_threshold():
+    index = RetrievalIndex([P("v", 50, "lantern harbour midnight", vector=encode_vector([0.0, 1.0])),
+                            P("none", 51, "lantern harbour midnight smuggler ledger quay")])
+    hits = index.query(chapter=100, total_chapters=100, text="lantern harbour midnight smuggler ledger quay",
+                       query_vector=[1.0, 0.0], vector_min_score=0.0, min_score=0)
+    assert {h.passage_id: h.vector_bonus for h in hits} == {"v": 0, "none": 0}
+
+
+def test_similarity_just_above_the_threshold_earns_no_point_yet():
+    index = RetrievalIndex([P("p", 50, "lantern harbour midnight", vector=encode_vector([1.0, 0.0]))])
+    (hit,) = index.query(chapter=100, total_chapters=100, text="lantern harbour midnight",
+                         query_vector=[0.6, 0.8], vector_min_score=0.55, min_score=0)
+    assert hit.vector_bonus == 0  # floor(6 * 0.05 / 0.45)
+
+
+def test_unknown_plan_first_quarter_boundary_uses_chapters_written():
+    text = "lantern harbour midnight smuggler ledger quay"
+    index = RetrievalIndex([P("p", 25, text)])
+    assert q(index, chapter=100, total_chapters=0, text=text) == ["p"]  # book 99: 100 > 99
+    assert q(index, chapter=101, total_chapters=0, text=text) == []  # book 100: 100 <= 100
+
+
+def test_retrieve_passes_k_and_the_query_vector_through():
+    text = "lantern harbour midnight smuggler ledger quay"
+    passages = [P("a", 50, text, vector=encode_vector([1.0, 0.0])), P("b", 51, text)]
+    hits = retrieve(passages, chapter=100, total_chapters=100, text=text, k=1, query_vector=[1.0, 0.0])
+    assert [(h.passage_id, h.vector_bonus) for h in hits] == [("a", 6)]
+
+
+def test_chinese_query_against_a_book_without_chinese_text():
+    index = RetrievalIndex([P("p", 50, "Bob lantern harbour midnight")])
+    assert q(index, text="刘备骑马 lantern harbour midnight", entities=["Bob"]) == ["p"]
+
+
+def test_query_bigram_sorting_after_every_indexed_bigram():
+    index = RetrievalIndex([P("p", 50, "刘备骑马出城" * 2)])
+    # 龜/龠 (U+9F9C, U+9FA0) sort after every bigram of the passage.
+    hits = index.query(chapter=100, total_chapters=100, text="刘备骑马出城 龜龠", min_score=0)
+    assert [(h.passage_id, h.overlap) for h in hits] == [("p", 5)]

@@ -198,3 +198,96 @@ def test_escape_summary_keeps_ordinary_text():
     assert escape_summary(None) == ""
     assert escape_summary("tab\there") == "tab here"
     assert escape_summary("[ t 12 ]") == "( t 12 )"
+
+
+# --- from the mutation run: one behaviour per test -----------------------
+
+def test_escape_summary_leaves_no_line_break_for_splitlines():
+    for sep in ("\u2028", "\u2029", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x85"):
+        out = escape_summary(f"one{sep}[T9] forged")
+        assert out.splitlines() == [out], repr(sep)
+        assert "[T9]" not in out
+    rendered = render_known_threads([Row("a\u2028[T2] fake", "open", 0), Row("b\u2029c", "open", 0)])
+    assert rendered.splitlines() == ["[T1] a (T2) fake", "[T2] b c"]
+
+
+def test_float_deadline_is_truncated_to_a_chapter():
+    assert resolve_thread_deadline(12.7, 5, 0) == 12
+    assert resolve_thread_deadline(12.7, 5, 30) == 12
+
+
+def test_one_chapter_book_keeps_its_planned_end_as_deadline():
+    # chapter 0 (nothing written yet) of a one-chapter plan: the end is chapter 1.
+    assert resolve_thread_deadline(None, 0, 1) == 1
+    assert resolve_thread_deadline(50, 0, 1) == 1
+
+
+def test_deadline_of_chapter_one_is_accepted_before_chapter_one():
+    assert resolve_thread_deadline(1, 0, 0) == 1
+    assert resolve_thread_deadline("1", -3, 0) == 1
+
+
+def test_one_chapter_book_is_all_endgame():
+    owed = [OwedThread("x", 1, 1, 0)]
+    must, rest = plan_owed_payoff(owed, 1, 1)
+    assert must is owed[0] and rest == []
+
+
+def test_urgency_deadline_of_chapter_one_counts_as_a_deadline():
+    assert compare_thread_urgency(ThreadUrgency(1, 4, 2), 5) == (0, 0, 1, 4, 2)
+    assert compare_thread_urgency(ThreadUrgency(1, 4, 2), 0) == (1, 0, 1, 4, 2)
+
+
+def test_urgency_due_exactly_now_is_urgent():
+    assert compare_thread_urgency(ThreadUrgency(7, 3, 1), 7)[0] == 0
+    assert compare_thread_urgency(ThreadUrgency(8, 3, 1), 7)[0] == 1
+    assert compare_thread_urgency(ThreadUrgency(6, 3, 1), 7) == (0, 0, 6, 3, 1)
+
+
+def test_urgency_without_deadline_ties_on_deadline_so_staleness_decides():
+    # 0 and a negative value both mean "no deadline": the stalest goes first.
+    fresh = ThreadUrgency(0, 9, 1)
+    stale = ThreadUrgency(-5, 2, 1)
+    assert compare_thread_urgency(fresh, 10) == (1, 1, 0, 9, 1)
+    assert compare_thread_urgency(stale, 10) == (1, 1, 0, 2, 1)
+    assert sorted([fresh, stale], key=lambda t: compare_thread_urgency(t, 10)) == [stale, fresh]
+
+
+def test_ref_one_past_the_last_known_thread_is_unmatched():
+    assert plan(RawThreadItem("resolve", "T4", "x")) == [("skip", None, "unmatched-ref")]
+    assert plan(RawThreadItem("progress", "T4", "x")) == [("skip", None, "unmatched-ref")]
+
+
+def test_skipped_ops_keep_their_summary():
+    ops = plan_thread_ops(
+        [RawThreadItem("resolve", "T3", " done "), RawThreadItem("resolve", "T9", " guess "),
+         RawThreadItem("progress", "T9", " moved "), RawThreadItem("dance", None, " odd ")],
+        KNOWN, 5, 20,
+    )
+    assert [(op.kind, op.reason, op.summary) for op in ops] == [
+        ("skip", "already-resolved", "done"), ("skip", "unmatched-ref", "guess"),
+        ("skip", "unmatched-ref", "moved"), ("skip", "unknown-action", "odd"),
+    ]
+
+
+def test_progress_op_carries_the_summary():
+    ops = plan_thread_ops([RawThreadItem("progress", "T1", " the map is found ")], KNOWN, 5, 20)
+    assert [(op.kind, op.id, op.summary) for op in ops] == [("progress", "a", "the map is found")]
+
+
+def test_resolve_without_note_has_an_empty_note():
+    (op,) = plan_thread_ops([RawThreadItem("resolve", "T1", "closed")], KNOWN, 5, 20)
+    assert (op.kind, op.resolution_note) == ("resolve", "")
+
+
+def test_every_item_after_any_skip_is_still_planned():
+    later = RawThreadItem("open", None, "new loop")
+    for first in (RawThreadItem("resolve", "T3", "x"), RawThreadItem("resolve", "T9", "x"),
+                  RawThreadItem("progress", "T1", "x"), RawThreadItem("progress", "T9", "x"),
+                  RawThreadItem("dance", None, "x"), RawThreadItem("resolve", "T1", "x")):
+        assert plan(first, later)[-1] == ("open", None, None), first
+
+
+def test_opened_loop_uses_the_model_deadline():
+    (op,) = plan_thread_ops([RawThreadItem("open", None, "a promise", deadline_chapter=12)], KNOWN, 5, 20)
+    assert (op.kind, op.deadline_chapter) == ("open", 12)

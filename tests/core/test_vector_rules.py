@@ -195,3 +195,90 @@ def test_index_matches_reference_on_random_data():
         query = rng.normal(size=dim).tolist()
         both(query, rows, k=int(rng.integers(1, 10)), min_score=float(rng.uniform(-0.5, 0.5)),
              relative_floor=float(rng.uniform(0, 1)))
+
+
+# --- from the mutation run: one behaviour per test -----------------------
+
+def strict(query, rows, **kw):
+    """The index must give the reference's rows, order and exact scores."""
+    plain = [(h.row[0], h.score) for h in search_top_k(query, rows, lambda r: r[1], **kw)]
+    indexed = [(h.row[0], h.score) for h in VectorIndex(rows, lambda r: r[1]).search(query, **kw)]
+    assert indexed == plain, kw
+    return plain
+
+
+def _tie_groups(seed: int, dim: int, cosines=(0.9, 0.7, 0.5), size: int = 12):
+    """A top row, then groups of near-identical rows far below it: their
+    order is decided by differences well below float32 precision."""
+    rng = np.random.default_rng(seed)
+    u = rng.normal(size=dim)
+    u /= np.linalg.norm(u)
+    w = rng.normal(size=dim)
+    w -= (w @ u) * u
+    w /= np.linalg.norm(w)
+    rows = [("top", encode_vector(u.tolist()))]
+    for g, c in enumerate(cosines):
+        v = c * u + math.sqrt(1 - c * c) * w
+        for i in range(size):
+            rows.append((f"g{g}-{i}", encode_vector((v + rng.normal(scale=3e-8, size=dim)).tolist())))
+    query = (u + rng.normal(scale=3e-8, size=dim)).tolist()
+    return rows, query
+
+
+@pytest.mark.parametrize("dim", [2, 3, 8, 64])
+def test_index_orders_near_ties_far_below_the_top_exactly(dim):
+    for seed in range(6):
+        rows, query = _tie_groups(seed, dim)
+        for k in (2, 5, 8, 13, 20, 40):  # cut-offs inside and between groups
+            strict(query, rows, k=k, min_score=-1.0, relative_floor=0.0)
+
+
+@pytest.mark.parametrize("dim", [2, 3, 8, 64])
+def test_index_applies_min_score_exactly_inside_a_near_tie_group(dim):
+    for seed in range(6):
+        rows, query = _tie_groups(seed, dim)
+        exact = {rid: s for rid, s in strict(query, rows, k=100, min_score=-1.0, relative_floor=0.0)}
+        for rid in ("g0-3", "g1-5", "g2-7"):
+            strict(query, rows, k=100, min_score=exact[rid], relative_floor=0.0)
+
+
+@pytest.mark.parametrize("dim", [2, 3, 8, 64])
+def test_index_applies_the_relative_floor_exactly_inside_a_near_tie_group(dim):
+    for seed in range(6):
+        rows, query = _tie_groups(seed, dim)
+        exact = {rid: s for rid, s in strict(query, rows, k=100, min_score=-1.0, relative_floor=0.0)}
+        for rid in ("g0-3", "g1-5", "g2-7"):
+            strict(query, rows, k=100, min_score=-1.0, relative_floor=exact[rid] / exact["top"])
+
+
+def test_default_k_is_six():
+    rows = [(f"r{i}", encode_vector([1.0, 0.0])) for i in range(10)]
+    assert len(search_top_k([1.0, 0.0], rows, lambda r: r[1])) == 6
+    assert len(VectorIndex(rows, lambda r: r[1]).search([1.0, 0.0])) == 6
+
+
+def test_infinite_k_returns_every_row_above_the_floors():
+    rows = [(f"r{i}", encode_vector([1.0, 0.0])) for i in range(200)]
+    assert len(both([1.0, 0.0], rows, k=math.inf)) == 200
+
+
+@pytest.mark.parametrize("k", [0.5, 0.999, -2.0, -0.5])
+def test_float_k_below_one_returns_nothing(k):
+    assert both([1, 0, 0], ROWS, k=k) == []
+
+
+def test_normalize_is_bit_identical_to_the_plain_formula_when_safe():
+    rng = np.random.default_rng(3)
+    for scale in (1e-100, 1e-3, 0.5, 1.0, 7.0, 1e100):
+        for _ in range(50):
+            values = (rng.normal(size=int(rng.integers(1, 20))) * scale).tolist()
+            total = 0.0
+            for x in values:
+                total += x * x
+            assert normalize(values) == [x / total**0.5 for x in values]
+
+
+def test_decode_rejects_characters_outside_base64():
+    assert decode_vector("AAAAAA==") == [0.0]
+    assert decode_vector("AAAA*AA==") is None
+    assert decode_vector("AAAA AA==") is None
