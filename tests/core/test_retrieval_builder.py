@@ -39,7 +39,7 @@ class OldRetrievalIndex(RetrievalIndex):
     def __init__(self, passages: Sequence[Passage]) -> None:
         super().__init__(passages)  # chapters, tags, vectors: unchanged code
         texts = [p.text or "" for p in self.passages]
-        self._terms = _DictPostings(_old_postings(query_terms(t) for t in texts))
+        self._terms = _DictPostings(_old_postings(query_terms(t) for t in texts))  # type: ignore[assignment]  # duck-typed stand-in
         self._words = _old_postings(set(_WORD.findall(_DENSE_RUN.sub(" ", t))) for t in texts)
         self._lower_words = _old_postings({w.lower() for w in _WORD.findall(_DENSE_RUN.sub(" ", t))} for t in texts)
         self._bigrams = self._terms
@@ -145,4 +145,4 @@ def test_every_dense_range_end_makes_bigrams():
     ends = ["\u0e00", "\u0e7f", "\u3040", "\u30ff", "\u3400", "\u4dbf", "\u4e00", "\u9fff",
             "\uf900", "\ufaff", "\uac00", "\ud7af", "\U00020000", "\U0003ffff"]
     index = RetrievalIndex([Passage(i, 1, c + c) for i, c in enumerate(ends)])
-    assert [index._terms.get(c + c).tolist() for c in ends] == [[i] for i in range(len(ends))]
+    assert [index._terms[c + c].tolist() for c in ends] == [[i] for i in range(len(ends))]
