@@ -365,6 +365,9 @@ class RetrievalIndex:
         self._vectors: VectorIndex[int] | None = (
             VectorIndex(with_vectors, lambda i: self.passages[i].vector or "") if with_vectors else None
         )
+        # The same cast is looked up query after query; a name's matches depend only on
+        # the (immutable) passages, so each is verified against the texts once.
+        self._name_memo: dict[str, IntArray] = {}
 
     def __len__(self) -> int:
         return len(self.passages)
@@ -384,6 +387,12 @@ class RetrievalIndex:
 
     def _name_matches(self, name: str) -> IntArray:
         """Passages whose text contains ``name`` as a whole name."""
+        found = self._name_memo.get(name)
+        if found is None:
+            found = self._name_memo[name] = self._name_scan(name)
+        return found
+
+    def _name_scan(self, name: str) -> IntArray:
         if _is_dense(name):
             if len(name) == 1:
                 ids = np.arange(len(self.passages), dtype=np.int64)
