@@ -240,7 +240,8 @@ def context_assemble(
     facts = list(
         Fact.objects.filter(novel=novel)
         .filter(Q(source_chapter__lt=n) | Q(source_chapter__isnull=True))
-        .order_by(F("source_chapter").desc(nulls_first=True), "-id")[:FACT_CANDIDATES]
+        .order_by(F("source_chapter").desc(nulls_first=True), "-id")
+        .values("id", "text", "entities", "source_chapter")[:FACT_CANDIDATES]
     )
 
     char_items: list[tuple[bool, int, _Item]] = []
@@ -253,8 +254,13 @@ def context_assemble(
             {"id": c.pk, "name": c.name, "state": state, "alive": state.get("alive", True) is not False}
         )
     char_items.sort(key=lambda t: (not t[0], -t[1], t[2].key))
-    fact_items = [(bool(focused & set(f.entities or [])), _Item(f"fact:{f.pk}", f"- {f.text}\n")) for f in facts]
-    ctx.facts = [{"id": f.pk, "text": f.text, "entities": f.entities, "chapter": f.source_chapter} for f in facts]
+    # Plain rows, not model instances: at chapter 1000 these are hundreds of candidates.
+    fact_items = [
+        (bool(focused & set(f["entities"] or [])), _Item(f"fact:{f['id']}", f"- {f['text']}\n")) for f in facts
+    ]
+    ctx.facts = [
+        {"id": f["id"], "text": f["text"], "entities": f["entities"], "chapter": f["source_chapter"]} for f in facts
+    ]
     entity = (
         [i for hot, _, i in char_items if hot]
         + [i for hot, i in fact_items if hot]

@@ -33,13 +33,14 @@ def character_states_latest(
 ) -> list[CharacterState]:
     """Each character's newest state version with chapter < before_chapter, in one query."""
     newest = (
-        CharacterState.objects.filter(character=OuterRef("character"), chapter__lt=before_chapter)
+        CharacterState.objects.filter(character=OuterRef("pk"), chapter__lt=before_chapter)
         .order_by("-chapter")
         .values("pk")[:1]
     )
-    qs = CharacterState.objects.filter(
-        character__novel=novel, chapter__lt=before_chapter, pk=Subquery(newest)
-    ).select_related("character")
+    # Driven from the (few) characters, not the (many) state versions: one index probe
+    # per character instead of a correlated subquery per version.
+    latest_ids = Character.objects.filter(novel=novel).annotate(latest=Subquery(newest)).values("latest")
+    qs = CharacterState.objects.filter(pk__in=latest_ids).select_related("character")
     if names is not None:
         qs = qs.filter(character__name__in=names)
     return list(qs)
