@@ -152,21 +152,29 @@ def figure_assembly(*, novel: Any, chapters: Sequence[int], repeats: int) -> lis
 
 
 def figure_retrieval(*, novel: Any, cues: Sequence[Any], repeats: int) -> dict[str, Any]:
+    """Each cue is queried as the chapter that names it again would be: the text is that
+    chapter's passage naming the cue, the entities are the characters it names plus the
+    cue itself (as a card naming the object would add it)."""
     from memory.context import passage_index
-    from memory.models import Character
+    from memory.models import Character, Passage
+    from memory.text import alias_map, names_in
 
     index = passage_index(novel=novel)
-    names = [(c.name, tuple(c.aliases)) for c in Character.objects.filter(novel=novel)]
-    entities = [(n, *a) for n, a in names]
+    aliases = alias_map((c.name, c.aliases or []) for c in Character.objects.filter(novel=novel))
     samples: list[float] = []
     recalled = 0
     details = []
     for cue in cues:
+        query = (
+            Passage.objects.filter(novel=novel, chapter=cue.recalled_in, text__contains=cue.name)
+            .values_list("text", flat=True)
+            .first()
+        ) or cue.name
         kwargs = {
             "chapter": cue.recalled_in,
             "total_chapters": novel.target_chapters,
-            "text": cue.name,
-            "entities": [*entities, cue.name],
+            "text": query,
+            "entities": [*names_in(query, aliases), cue.name],
         }
         hits, ms = timed(functools.partial(index.query, **kwargs), repeats)
         samples.extend(ms)

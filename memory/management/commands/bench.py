@@ -103,7 +103,7 @@ class Command(BaseCommand):
             "build_seconds": round(build_s, 2),
             "memory_size": bench.figure_memory_size(novel=novel, chapters=checkpoints),
             "prompt_sizes": bench.figure_prompt_sizes(novel=novel, chapters=prompt_at),
-            "assembly": bench.figure_assembly(novel=novel, chapters=[10, chapters], repeats=repeats),
+            "assembly": bench.figure_assembly(novel=novel, chapters=[10, chapters // 2, chapters], repeats=repeats),
             "retrieval": bench.figure_retrieval(novel=novel, cues=book.cues, repeats=repeats),
             "finalize": bench.figure_finalize(novel=novel, chapter=chapters, cascade=10, repeats=repeats),
         }
@@ -140,12 +140,14 @@ class Command(BaseCommand):
         self._chart(book["memory_size"])
         a = book["assembly"]
         ratio = round(a[-1]["median_ms"] / max(1e-9, a[0]["median_ms"]), 2)
+        plateau = round(a[-1]["median_ms"] / max(1e-9, a[-2]["median_ms"]), 2)
         self._table(
-            f"3. context assembly (ratio last/first {ratio})",
+            f"3. context assembly (ratio last/first {ratio}, last/middle {plateau})",
             ["chapter", "queries", "cold ms", "median ms", "min", "max"],
             [[r["chapter"], r["queries"], r["cold_ms"], r["median_ms"], r["min_ms"], r["max_ms"]] for r in a],
         )
         book["assembly_ratio"] = ratio
+        book["assembly_ratio_last_to_middle"] = plateau
         r = book["retrieval"]
         self._table(
             "4. retrieval over every passage",
