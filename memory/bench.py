@@ -152,9 +152,10 @@ def figure_assembly(*, novel: Any, chapters: Sequence[int], repeats: int) -> lis
 
 
 def figure_retrieval(*, novel: Any, cues: Sequence[Any], repeats: int) -> dict[str, Any]:
-    """Each cue is queried as the chapter that names it again would be: the text is that
-    chapter's passage naming the cue, the entities are the characters it names plus the
-    cue itself (as a card naming the object would add it)."""
+    """Recall of planted cues, two ways. `named`: the recall chapter's card names the object
+    (query text and entity = the cue), the case the deterministic formula is built for.
+    `passage`: the query is the whole recall passage with every character it names as an
+    entity — there a rare object competes with passages sharing several main characters."""
     from memory.context import passage_index
     from memory.models import Character, Passage
     from memory.text import alias_map, names_in
@@ -162,39 +163,37 @@ def figure_retrieval(*, novel: Any, cues: Sequence[Any], repeats: int) -> dict[s
     index = passage_index(novel=novel)
     aliases = alias_map((c.name, c.aliases or []) for c in Character.objects.filter(novel=novel))
     samples: list[float] = []
-    recalled = 0
+    recalled = {"named": 0, "passage": 0}
     details = []
     for cue in cues:
-        query = (
+        passage = (
             Passage.objects.filter(novel=novel, chapter=cue.recalled_in, text__contains=cue.name)
             .values_list("text", flat=True)
             .first()
         ) or cue.name
-        kwargs = {
-            "chapter": cue.recalled_in,
-            "total_chapters": novel.target_chapters,
-            "text": query,
-            "entities": [*names_in(query, aliases), cue.name],
+        queries = {
+            "named": {"text": cue.name, "entities": [cue.name]},
+            "passage": {"text": passage, "entities": [*names_in(passage, aliases), cue.name]},
         }
-        hits, ms = timed(functools.partial(index.query, **kwargs), repeats)
-        samples.extend(ms)
-        ok = any(h.chapter == cue.planted_in for h in hits)
-        recalled += ok
-        details.append(
-            {
-                "name": cue.name,
-                "planted_in": cue.planted_in,
-                "recalled_in": cue.recalled_in,
-                "recalled": ok,
-                "hit_chapters": [h.chapter for h in hits],
-            }
-        )
+        row: dict[str, Any] = {"name": cue.name, "planted_in": cue.planted_in, "recalled_in": cue.recalled_in}
+        for mode, query in queries.items():
+            kwargs = {"chapter": cue.recalled_in, "total_chapters": novel.target_chapters, **query}
+            hits, ms = timed(functools.partial(index.query, **kwargs), repeats)
+            samples.extend(ms)
+            ok = any(h.chapter == cue.planted_in for h in hits)
+            recalled[mode] += ok
+            row[f"recalled_{mode}"] = ok
+            row[f"hit_chapters_{mode}"] = [h.chapter for h in hits]
+        details.append(row)
+    n = max(1, len(cues))
     return {
         "passages": len(index),
         "queries": len(samples),
         **stats(samples),
-        "recall": f"{recalled}/{len(cues)}",
-        "recall_rate": round(recalled / max(1, len(cues)), 3),
+        "recall": f"{recalled['named']}/{len(cues)}",
+        "recall_rate": round(recalled["named"] / n, 3),
+        "recall_passage_query": f"{recalled['passage']}/{len(cues)}",
+        "recall_rate_passage_query": round(recalled["passage"] / n, 3),
         "cues": details,
     }
 
