@@ -8,30 +8,19 @@ import json
 import pytest
 
 from generation.autopilot import autopilot_request
-from generation.jobs import job_execute, job_pause, job_resume
+from generation.jobs import job_pause, job_resume
 from generation.models import GenerationJob, JobKind, JobStatus
-from generation.planning import ARCHITECTURE_STEPS, architecture_step_request, blueprint_window_request
 from novels.models import Chapter, ChapterStatus
 from tests.fakeopenai import Reply
+from tests.generation.inline import plan_inline, run_inline
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _run(job: GenerationJob) -> GenerationJob:
-    job_execute(job_id=job.pk)
-    job.refresh_from_db()
-    return job
-
 
 @pytest.fixture
 def planned(members, use_fake_openai):  # type: ignore[no-untyped-def]
-    novel = members.novel
-    novel.target_chapters = 25
-    novel.save()
-    for part in ARCHITECTURE_STEPS:
-        assert _run(architecture_step_request(novel=novel, part=part, enqueue=False)[0]).status == JobStatus.SUCCEEDED
-    assert _run(blueprint_window_request(novel=novel, start=1, enqueue=False)[0]).status == JobStatus.SUCCEEDED
-    return novel
+    return plan_inline(members.novel)
 
 
 def _finalized(novel) -> list[int]:  # type: ignore[no-untyped-def]
@@ -39,13 +28,13 @@ def _finalized(novel) -> list[int]:  # type: ignore[no-untyped-def]
 
 
 def test_token_cap_pauses_with_a_reason_and_resume_continues(planned):
-    job = _run(autopilot_request(novel=planned, start=1, end=4, token_cap=1, enqueue=False)[0])
+    job = run_inline(autopilot_request(novel=planned, start=1, end=4, token_cap=1, enqueue=False)[0])
     assert job.status == JobStatus.PAUSED
     assert "cap was reached" in job.result["stop_reason"]
     assert _finalized(planned) == []
     GenerationJob.objects.filter(pk=job.pk).update(params={**job.params, "token_cap": 0})
     assert job_resume(job_id=job.pk, enqueue=False)
-    job = _run(job)
+    job = run_inline(job)
     assert job.status == JobStatus.SUCCEEDED
     assert _finalized(planned) == [1, 2, 3, 4]
     assert list(Chapter.objects.filter(novel=planned, number__lte=4).values_list("finalize_count", flat=True)) == [1] * 4
@@ -54,7 +43,7 @@ def test_token_cap_pauses_with_a_reason_and_resume_continues(planned):
 def test_critical_finding_stops_before_finalizing(planned, use_fake_openai):
     critical = {"findings": [{"dimension": "consistency", "severity": "critical", "quote": "", "suggestion": "Mara is dead."}]}
     use_fake_openai.on_task("review", lambda context, default: json.dumps(critical) if context["chapter_number"] == 2 else None)
-    job = _run(autopilot_request(novel=planned, start=1, end=3, enqueue=False)[0])
+    job = run_inline(autopilot_request(novel=planned, start=1, end=3, enqueue=False)[0])
     assert job.status == JobStatus.PAUSED
     assert "Chapter 2 has a critical finding" in job.result["stop_reason"]
     assert _finalized(planned) == [1]
@@ -62,7 +51,7 @@ def test_critical_finding_stops_before_finalizing(planned, use_fake_openai):
 
 def test_failed_step_fails_the_autopilot_with_its_reason(planned, use_fake_openai):
     use_fake_openai.script(*[Reply.error(401, message="bad key")] * 3)
-    job = _run(autopilot_request(novel=planned, start=1, end=2, enqueue=False)[0])
+    job = run_inline(autopilot_request(novel=planned, start=1, end=2, enqueue=False)[0])
     assert job.status == JobStatus.FAILED
     assert "chapter 1" in job.error.lower()
     assert _finalized(planned) == []
@@ -71,6 +60,6 @@ def test_failed_step_fails_the_autopilot_with_its_reason(planned, use_fake_opena
 def test_paused_autopilot_does_not_run_until_resumed(planned):
     job, _ = autopilot_request(novel=planned, start=1, end=2, enqueue=False)
     assert job_pause(job_id=job.pk)
-    assert _run(job).status == JobStatus.PAUSED
+    assert run_inline(job).status == JobStatus.PAUSED
     assert _finalized(planned) == []
     assert not GenerationJob.objects.filter(novel=planned, kind=JobKind.DRAFT).exists()

@@ -6,41 +6,26 @@ from __future__ import annotations
 import pytest
 
 from generation.chapter_steps import finalize_write
-from generation.jobs import job_execute
 from generation.models import GenerationJob, JobKind, JobStatus, LLMCall
-from generation.planning import ARCHITECTURE_STEPS, architecture_step_request, blueprint_window_request
 from memory.core.vector import decode_vector
 from memory.models import Passage
 from novels.models import Chapter
+from tests.generation.inline import plan_inline, run_inline
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _run(job: GenerationJob) -> GenerationJob:
-    job_execute(job_id=job.pk)
-    job.refresh_from_db()
-    assert job.status == JobStatus.SUCCEEDED, job.error
-    return job
-
 
 @pytest.fixture
 def embedded_novel(members, use_fake_openai):  # type: ignore[no-untyped-def]
-    novel = members.novel
-    novel.embedding_model = "text-embedding-3-small"
-    novel.embedding_min_score = 0.1
-    novel.target_chapters = 25
-    novel.save()
-    for part in ARCHITECTURE_STEPS:
-        _run(architecture_step_request(novel=novel, part=part, enqueue=False)[0])
-    _run(blueprint_window_request(novel=novel, start=1, enqueue=False)[0])
-    return novel
+    return plan_inline(members.novel, embedding_model="text-embedding-3-small", embedding_min_score=0.1)
 
 
 def test_finalized_passages_carry_vectors_and_drafts_score_them(embedded_novel):
     from generation.autopilot import autopilot_request
 
     novel = embedded_novel
-    _run(autopilot_request(novel=novel, start=1, end=3, enqueue=False)[0])
+    run_inline(autopilot_request(novel=novel, start=1, end=3, enqueue=False)[0])
     rows = Passage.objects.filter(novel=novel, chapter__lte=2)
     assert rows.exists() and all(r.embedding and r.embedding_model == "text-embedding-3-small" for r in rows)
     assert all(decode_vector(r.embedding) for r in rows)
@@ -54,7 +39,7 @@ def test_cascade_rewrite_keeps_vectors_without_embedding_calls(embedded_novel):
     from generation.autopilot import autopilot_request
 
     novel = embedded_novel
-    _run(autopilot_request(novel=novel, start=1, end=2, enqueue=False)[0])
+    run_inline(autopilot_request(novel=novel, start=1, end=2, enqueue=False)[0])
     before = dict(Passage.objects.filter(novel=novel, chapter=2).values_list("text", "embedding"))
     calls = LLMCall.objects.filter(role="embedding").count()
     chapter = Chapter.objects.get(novel=novel, number=2)
