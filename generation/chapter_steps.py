@@ -33,14 +33,22 @@ from novels.models import BlueprintCard, Chapter, ChapterRevision, ChapterStatus
 
 logger = logging.getLogger(__name__)
 
-FINALIZE_KINDS = (JobKind.FINALIZE, JobKind.REFINALIZE)
-
 
 def _chapter(novel: Novel, number: int) -> Chapter:
     chapter = Chapter.objects.filter(novel=novel, number=number).first()
     if chapter is None:
         raise ValidationError(f"Chapter {number} does not exist.")
     return chapter
+
+
+def _require_open(chapter: Chapter) -> None:
+    if chapter.status == ChapterStatus.FINALIZED:
+        raise ValidationError(f"Chapter {chapter.number} is finalized; edit it by hand and re-finalize instead.")
+
+
+def _require_text(chapter: Chapter, what: str) -> None:
+    if not chapter.text.strip():
+        raise ValidationError(f"Chapter {chapter.number} has no {what}.")
 
 
 def _previous_finalized(novel: Novel, number: int) -> bool:
@@ -55,9 +63,7 @@ def _previous_finalized(novel: Novel, number: int) -> bool:
 def chapter_draft_request(
     *, novel: Novel, number: int, user: User | None = None, enqueue: bool = True
 ) -> tuple[GenerationJob, bool]:
-    chapter = _chapter(novel, number)
-    if chapter.status == ChapterStatus.FINALIZED:
-        raise ValidationError(f"Chapter {number} is finalized; edit it by hand and re-finalize instead.")
+    _require_open(_chapter(novel, number))
     if not _previous_finalized(novel, number):
         raise ValidationError(
             f"Finalize chapter {number - 1} first: the draft is written from the book's memory up to it."
@@ -70,9 +76,7 @@ def chapter_draft_request(
 def chapter_review_request(
     *, novel: Novel, number: int, user: User | None = None, enqueue: bool = True
 ) -> tuple[GenerationJob, bool]:
-    chapter = _chapter(novel, number)
-    if not chapter.text.strip():
-        raise ValidationError(f"Chapter {number} has no text to review.")
+    _require_text(_chapter(novel, number), "text to review")
     return job_request(novel=novel, kind=JobKind.REVIEW, chapter_number=number, user=user, enqueue=enqueue)
 
 
@@ -80,10 +84,8 @@ def chapter_revise_request(
     *, novel: Novel, number: int, user: User | None = None, enqueue: bool = True
 ) -> tuple[GenerationJob, bool]:
     chapter = _chapter(novel, number)
-    if chapter.status == ChapterStatus.FINALIZED:
-        raise ValidationError(f"Chapter {number} is finalized; edit it by hand and re-finalize instead.")
-    if not chapter.text.strip():
-        raise ValidationError(f"Chapter {number} has no draft to revise.")
+    _require_open(chapter)
+    _require_text(chapter, "draft to revise")
     return job_request(novel=novel, kind=JobKind.REVISE, chapter_number=number, user=user, enqueue=enqueue)
 
 
@@ -91,8 +93,7 @@ def chapter_finalize_request(
     *, novel: Novel, number: int, user: User | None = None, enqueue: bool = True, force: bool = False
 ) -> tuple[GenerationJob, bool]:
     chapter = _chapter(novel, number)
-    if not chapter.text.strip():
-        raise ValidationError(f"Chapter {number} has no text to finalize.")
+    _require_text(chapter, "text to finalize")
     if not _previous_finalized(novel, number):
         raise ValidationError(f"Finalize chapter {number - 1} first: memory is built in chapter order.")
     # Both finalize and re-finalize share one step key, so two requests for the
@@ -462,21 +463,13 @@ def finalize_write(
             Chapter.objects.filter(novel=novel, number__in=stale).update(memory_stale=True)
         result = {
             "memory_input": memory_input,
-            "report": _report_dict(report),
+            "report": report.as_dict(),
             "stale_marked": stale,
             "refinalized": was_finalized,
         }
         if not cascade:
             job_succeed_or_stop(job_id=job.pk, result=result)
     return result
-
-
-def _report_dict(report: Any) -> dict[str, Any]:
-    if hasattr(report, "as_dict"):
-        return dict(report.as_dict())
-    from dataclasses import asdict, is_dataclass
-
-    return asdict(report) if is_dataclass(report) else dict(report)  # type: ignore[arg-type]
 
 
 # --- cascade ------------------------------------------------------------------------------

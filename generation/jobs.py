@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, TextField, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
 
@@ -134,14 +134,8 @@ def job_progress(*, job_id: int, done: int, total: int | None = None) -> None:
 def job_stream_append(*, job_id: int, text: str) -> None:
     """Append streamed text to the row so a reload shows it and a crash keeps it."""
     GenerationJob.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(
-        stream_text=Concat(F("stream_text"), _text_value(text)), heartbeat_at=timezone.now()
+        stream_text=Concat(F("stream_text"), Value(text, output_field=TextField())), heartbeat_at=timezone.now()
     )
-
-
-def _text_value(text: str) -> Any:
-    from django.db.models import TextField, Value
-
-    return Value(text, output_field=TextField())
 
 
 def job_record_usage(*, job_id: int, model: str, tokens_in: int, tokens_out: int, cost: float = 0.0) -> None:

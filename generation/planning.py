@@ -17,7 +17,7 @@ from generation.jobs import JobFailed, job_handler, job_request, job_succeed, jo
 from generation.llm import LLMError, llm_for
 from generation.models import GenerationJob, JobKind
 from generation.schemas import ArchitecturePartOut, BlueprintWindowOut, CharactersOut, validate_window
-from memory.models import GlobalSummary, Thread
+from memory.models import GlobalSummary
 from novels.models import Architecture, BlueprintCard, Chapter, ChapterStatus, Novel
 from novels.selectors import card_as_dict
 
@@ -234,7 +234,3 @@ def _blueprint_write(
 
 def card_as_context(card: BlueprintCard | None) -> dict[str, Any] | None:
     return card_as_dict(card) if card is not None else None
-
-
-def threads_open_count(*, novel: Novel) -> int:
-    return Thread.objects.filter(novel=novel).exclude(status="resolved").count()

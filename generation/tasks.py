@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from generation.jobs import job_execute, job_rescue_stale
+from generation.jobs import job_execute
 
 
 # acks_late is safe here: job_execute claims the row with a guarded write, so a
@@ -10,8 +10,3 @@ from generation.jobs import job_execute, job_rescue_stale
 @shared_task(name="generation.job_run", acks_late=True, reject_on_worker_lost=True)
 def job_run(job_id: int) -> None:
     job_execute(job_id=job_id)
-
-
-@shared_task(name="generation.job_rescue_stale")
-def job_rescue_stale_task() -> list[int]:
-    return job_rescue_stale()

@@ -62,7 +62,7 @@ def full_memory_tokens(*, novel: Any, chapter: int) -> int:
         or ""
     )
     states = character_states_latest(novel=novel, before_chapter=chapter)
-    state_text = "\n".join(f"{name}: {state}" for name, state in _state_pairs(states))
+    state_text = "\n".join(f"{s.character.name}: {s.state}" for s in states)
     return (
         sum(estimate_tokens(t) for t in summaries)
         + sum(estimate_tokens(t) for t in facts)
@@ -70,12 +70,6 @@ def full_memory_tokens(*, novel: Any, chapter: int) -> int:
         + estimate_tokens(glob)
         + estimate_tokens(state_text)
     )
-
-
-def _state_pairs(states: Any) -> list[tuple[str, Any]]:
-    if isinstance(states, dict):
-        return [(str(k), v.state if hasattr(v, "state") else v) for k, v in states.items()]
-    return [(getattr(s, "character", s), getattr(s, "state", s)) for s in states]
 
 
 def figure_memory_size(*, novel: Any, chapters: Sequence[int]) -> list[dict[str, Any]]:
